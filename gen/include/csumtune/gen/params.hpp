@@ -1,0 +1,101 @@
+// Params: the handful of numbers and names that fully describe one checksum kernel.
+//
+// The canonical string form (`carry=adc,chains=4,unroll=16,prefetch=0,hint=t0`) is the
+// identity of a kernel everywhere: in results.json, in emitted .S headers, on the command
+// line. Parsing accepts any key order and fills missing keys with defaults; printing always
+// gives every key in the fixed order.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace csumtune::gen {
+
+// How carries out of the 64-bit (or vector-lane) additions are kept.
+enum class Carry : std::uint8_t { Adc, Adcx, Add32, Cmov, Avx2, Avx512 };
+
+// Which prefetch instruction the main loop issues.
+enum class Hint : std::uint8_t { T0, T1, T2, Nta };
+
+// CPU features a kernel may need; the runtime checks them against the host before it
+// runs anything.
+enum class CpuFeature : std::uint8_t { Adx, Avx2, Avx512F, Avx512BW };
+
+std::string_view toString(Carry carry);
+std::string_view toString(Hint hint);
+std::string_view toString(CpuFeature feature);
+
+// Everything the rest of the program needs to know about one carry family, kept in one
+// table so that a new family (the SIMD ones) is one more row, not edits scattered around.
+struct CarryTraits {
+  Carry carry;
+  std::string_view name;
+  std::string_view summary;
+  int unitBytes;          // bytes loaded per unroll step: 8 for GPR families, a vector for SIMD
+  bool generated;         // this generator can emit it
+  bool kernelSafe;        // general-purpose registers only: may run inside the Linux kernel
+  bool needsEvenChains;   // chains come in CF/OF pairs
+  std::span<const CpuFeature> features;  // CPU features it needs
+};
+
+const CarryTraits& traitsOf(Carry carry);
+std::span<const CarryTraits> allCarryTraits();
+
+struct ParamLimits {
+  static constexpr int kMinChains = 1;
+  static constexpr int kMaxChains = 8;
+  static constexpr int kMinUnroll = 1;
+  static constexpr int kMaxUnroll = 32;
+  static constexpr int kMaxPrefetch = 4096;
+  static constexpr int kPrefetchStep = 64;
+};
+
+struct Params {
+  Carry carry = Carry::Adc;
+  int chains = 4;
+  int unroll = 16;
+  int prefetch = 0;  // bytes ahead of the load pointer; 0 = no prefetch
+  Hint hint = Hint::T0;
+
+  // Bytes consumed by one iteration of the main loop.
+  int blockBytes() const { return unroll * traitsOf(carry).unitBytes; }
+
+  std::string toString() const;  // canonical: every key, fixed order
+  bool operator==(const Params&) const = default;
+};
+
+// Thrown for text that is not a well-formed parameter string, and for a parameter set
+// that breaks a rule. The message names the key or the rule.
+class ParamsError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+// Parses and validates. Throws ParamsError.
+Params parseParams(std::string_view text);
+
+// Parses without validating the cross-key rules (still rejects unknown keys and values).
+Params parseParamsUnchecked(std::string_view text);
+
+// Empty when valid; otherwise the message naming the first broken rule.
+std::string validationError(const Params& params);
+
+// Throws ParamsError when validationError() is non-empty.
+void validate(const Params& params);
+
+// Features the CPU must have to run this kernel.
+std::vector<CpuFeature> requiredFeatures(const Params& params);
+
+struct SpaceFilter {
+  bool kernelSafeOnly = false;
+  bool distinctCodeOnly = false;  // with prefetch=0, list one hint instead of four
+};
+
+// Every valid Params the generator can emit, in a stable order.
+std::vector<Params> enumerateSpace(SpaceFilter filter = {});
+
+}  // namespace csumtune::gen

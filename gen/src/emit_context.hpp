@@ -1,0 +1,30 @@
+// Internal to gen/: what every piece of the kernel emitter needs at hand.
+#pragma once
+
+#include <asmjit/x86.h>
+
+#include "csumtune/gen/kernel_program.hpp"
+
+namespace csumtune::gen::detail {
+
+struct EmitContext {
+  asmjit::x86::Builder& b;
+  const Params& params;
+  const RegisterPlan& regs;
+
+  // The word at `disp` bytes from the load pointer.
+  asmjit::x86::Mem qword(int disp) const { return asmjit::x86::qword_ptr(regs.buffer, disp); }
+  asmjit::x86::Mem dword(int disp) const { return asmjit::x86::dword_ptr(regs.buffer, disp); }
+};
+
+// The whole function: entry, main loop, tails, folding, exit.
+void emitFunction(EmitContext& ctx);
+
+// One iteration's worth of loads and adds for ctx.params.carry (no loop control).
+void emitMainLoopBody(EmitContext& ctx);
+
+// `add disp(buf), acc; adc disp+8(buf), acc; ...; adc $0, acc` over `words` words: a flag
+// chain that starts with a full flag write, so consecutive blocks run in parallel.
+void emitAddAdcBlock(EmitContext& ctx, const asmjit::x86::Gp& acc, int disp, int words);
+
+}  // namespace csumtune::gen::detail

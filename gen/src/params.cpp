@@ -1,0 +1,187 @@
+#include "csumtune/gen/params.hpp"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+
+#include <fmt/format.h>
+
+namespace csumtune::gen {
+namespace {
+
+constexpr std::array<CpuFeature, 1> kAdxFeatures{CpuFeature::Adx};
+constexpr std::array<CpuFeature, 1> kAvx2Features{CpuFeature::Avx2};
+constexpr std::array<CpuFeature, 2> kAvx512Features{CpuFeature::Avx512F, CpuFeature::Avx512BW};
+
+// One row per family. The SIMD rows are known to the parser so that their names give a
+// precise message ("not generated yet") instead of "unknown value".
+constexpr std::array<CarryTraits, 6> kCarryTable{{
+    {Carry::Adc, "adc", "one CF chain per add...adc $0 block; blocks overlap", 8, true, true,
+     false, {}},
+    {Carry::Adcx, "adcx", "CF (adcx) and OF (adox) chains in pairs", 8, true, true, true,
+     kAdxFeatures},
+    {Carry::Add32, "add32", "32-bit loads added into 64-bit accumulators, no carries", 8, true,
+     true, false, {}},
+    {Carry::Cmov, "cmov", "add, then cmovc a carry counter: one-instruction flag chains", 8,
+     true, true, false, {}},
+    {Carry::Avx2, "avx2", "AVX2 vector lanes (user space only)", 32, false, false, false,
+     kAvx2Features},
+    {Carry::Avx512, "avx512", "AVX-512 vector lanes (user space only)", 64, false, false, false,
+     kAvx512Features},
+}};
+
+constexpr std::array<std::string_view, 4> kHintNames{"t0", "t1", "t2", "nta"};
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\n')) s.remove_suffix(1);
+  return s;
+}
+
+int parseInt(std::string_view key, std::string_view value) {
+  int out = 0;
+  auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), out);
+  if (value.empty() || ec != std::errc() || ptr != value.data() + value.size()) {
+    throw ParamsError(fmt::format("{}={} is not an integer", key, value));
+  }
+  return out;
+}
+
+Carry parseCarry(std::string_view value) {
+  for (const auto& row : kCarryTable) {
+    if (row.name == value) return row.carry;
+  }
+  throw ParamsError(fmt::format("carry={} is unknown (expected adc, adcx, add32, cmov)", value));
+}
+
+Hint parseHint(std::string_view value) {
+  for (std::size_t i = 0; i < kHintNames.size(); ++i) {
+    if (kHintNames[i] == value) return static_cast<Hint>(i);
+  }
+  throw ParamsError(fmt::format("hint={} is unknown (expected t0, t1, t2, nta)", value));
+}
+
+}  // namespace
+
+std::string_view toString(Carry carry) { return traitsOf(carry).name; }
+std::string_view toString(Hint hint) { return kHintNames.at(static_cast<std::size_t>(hint)); }
+
+std::string_view toString(CpuFeature feature) {
+  switch (feature) {
+    case CpuFeature::Adx: return "ADX";
+    case CpuFeature::Avx2: return "AVX2";
+    case CpuFeature::Avx512F: return "AVX512F";
+    case CpuFeature::Avx512BW: return "AVX512BW";
+  }
+  return "?";
+}
+
+const CarryTraits& traitsOf(Carry carry) { return kCarryTable.at(static_cast<std::size_t>(carry)); }
+std::span<const CarryTraits> allCarryTraits() { return kCarryTable; }
+
+std::string Params::toString() const {
+  return fmt::format("carry={},chains={},unroll={},prefetch={},hint={}", gen::toString(carry),
+                     chains, unroll, prefetch, gen::toString(hint));
+}
+
+Params parseParamsUnchecked(std::string_view text) {
+  Params params;
+  std::array<bool, 5> seen{};
+  static constexpr std::array<std::string_view, 5> kKeys{"carry", "chains", "unroll", "prefetch",
+                                                         "hint"};
+  text = trim(text);
+  while (!text.empty()) {
+    const auto comma = text.find(',');
+    const std::string_view item = trim(text.substr(0, comma));
+    text = comma == std::string_view::npos ? std::string_view{} : text.substr(comma + 1);
+    if (item.empty()) throw ParamsError("empty item in parameter string (two commas in a row?)");
+    const auto eq = item.find('=');
+    if (eq == std::string_view::npos) {
+      throw ParamsError(fmt::format("'{}' is not key=value", item));
+    }
+    const std::string_view key = trim(item.substr(0, eq));
+    const std::string_view value = trim(item.substr(eq + 1));
+    const auto slot = std::find(kKeys.begin(), kKeys.end(), key);
+    if (slot == kKeys.end()) {
+      throw ParamsError(fmt::format(
+          "unknown key '{}' (expected carry, chains, unroll, prefetch, hint)", key));
+    }
+    const auto index = static_cast<std::size_t>(slot - kKeys.begin());
+    if (seen[index]) throw ParamsError(fmt::format("key '{}' given twice", key));
+    seen[index] = true;
+    switch (index) {
+      case 0: params.carry = parseCarry(value); break;
+      case 1: params.chains = parseInt(key, value); break;
+      case 2: params.unroll = parseInt(key, value); break;
+      case 3: params.prefetch = parseInt(key, value); break;
+      case 4: params.hint = parseHint(value); break;
+    }
+  }
+  return params;
+}
+
+Params parseParams(std::string_view text) {
+  Params params = parseParamsUnchecked(text);
+  validate(params);
+  return params;
+}
+
+std::string validationError(const Params& p) {
+  using L = ParamLimits;
+  const CarryTraits& traits = traitsOf(p.carry);
+  if (!traits.generated) {
+    return fmt::format("carry={} is not generated by this version yet", traits.name);
+  }
+  if (p.chains < L::kMinChains || p.chains > L::kMaxChains) {
+    return fmt::format("chains must be in {}..{} (got {})", L::kMinChains, L::kMaxChains,
+                       p.chains);
+  }
+  if (p.unroll < L::kMinUnroll || p.unroll > L::kMaxUnroll) {
+    return fmt::format("unroll must be in {}..{} (got {})", L::kMinUnroll, L::kMaxUnroll,
+                       p.unroll);
+  }
+  if (p.unroll % p.chains != 0) {
+    return fmt::format("unroll must be a multiple of chains (got unroll={}, chains={})", p.unroll,
+                       p.chains);
+  }
+  if (traits.needsEvenChains && p.chains % 2 != 0) {
+    return fmt::format("{} needs an even chain count (CF and OF chains come in pairs; got {})",
+                       traits.name, p.chains);
+  }
+  if (p.prefetch < 0 || p.prefetch > L::kMaxPrefetch || p.prefetch % L::kPrefetchStep != 0) {
+    return fmt::format("prefetch must be 0..{} in steps of {} (got {})", L::kMaxPrefetch,
+                       L::kPrefetchStep, p.prefetch);
+  }
+  return {};
+}
+
+void validate(const Params& params) {
+  if (std::string error = validationError(params); !error.empty()) throw ParamsError(error);
+}
+
+std::vector<CpuFeature> requiredFeatures(const Params& params) {
+  const auto features = traitsOf(params.carry).features;
+  return {features.begin(), features.end()};
+}
+
+std::vector<Params> enumerateSpace(SpaceFilter filter) {
+  using L = ParamLimits;
+  std::vector<Params> space;
+  for (const CarryTraits& traits : kCarryTable) {
+    if (!traits.generated || (filter.kernelSafeOnly && !traits.kernelSafe)) continue;
+    for (int chains = L::kMinChains; chains <= L::kMaxChains; ++chains) {
+      for (int unroll = chains; unroll <= L::kMaxUnroll; unroll += chains) {
+        for (int prefetch = 0; prefetch <= L::kMaxPrefetch; prefetch += L::kPrefetchStep) {
+          for (std::size_t hint = 0; hint < kHintNames.size(); ++hint) {
+            if (filter.distinctCodeOnly && prefetch == 0 && hint != 0) continue;
+            Params p{traits.carry, chains, unroll, prefetch, static_cast<Hint>(hint)};
+            if (validationError(p).empty()) space.push_back(p);
+          }
+        }
+      }
+    }
+  }
+  return space;
+}
+
+}  // namespace csumtune::gen

@@ -1,0 +1,40 @@
+// The CPU this process runs on: identity for results files and the features kernels need.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "csumtune/gen/params.hpp"
+
+namespace csumtune {
+
+struct CpuFeatureFlag {
+  std::string name;  // e.g. "ADX", "AVX512_VNNI"
+  bool present;
+};
+
+struct CpuIdentity {
+  std::string vendor;  // "AuthenticAMD", "GenuineIntel"
+  std::string brand;
+  std::uint32_t family = 0;
+  std::uint32_t model = 0;
+  std::uint32_t stepping = 0;
+  std::optional<std::string> microcode;  // from /proc/cpuinfo when readable
+  std::vector<CpuFeatureFlag> features;  // the ones that matter to checksum kernels
+  std::vector<std::string> disabled;     // masked by CSUMTUNE_DISABLE_FEATURES
+};
+
+// Reads CPUID (through asmjit) and /proc/cpuinfo. Features named in the environment
+// variable CSUMTUNE_DISABLE_FEATURES (comma-separated, e.g. "ADX,AVX2") are reported absent,
+// so a machine can be made to behave like an older one.
+CpuIdentity hostCpu();
+
+// Whether the host (after CSUMTUNE_DISABLE_FEATURES) has the feature.
+bool hostHas(gen::CpuFeature feature);
+
+// Features `params` needs that the host lacks (empty: it may run here).
+std::vector<gen::CpuFeature> missingFeatures(const gen::Params& params);
+
+}  // namespace csumtune

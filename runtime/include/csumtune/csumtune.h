@@ -1,0 +1,45 @@
+/* csumtune C API: compile a checksum kernel from a parameter string and call it.
+ *
+ * A kernel computes what Linux csum_partial computes: a 32-bit partial ones'-complement
+ * sum of buf[0..len) plus `sum`, congruent modulo 0xffff to the sum of the buffer's
+ * little-endian 16-bit words. It is not folded; csumtune_fold() folds it to 16 bits and
+ * the Internet checksum is (uint16_t)~csumtune_fold(s).
+ *
+ * All functions are safe to call from several threads; a kernel may be called from any
+ * number of threads at once. */
+#ifndef CSUMTUNE_CSUMTUNE_H
+#define CSUMTUNE_CSUMTUNE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef uint32_t (*csumtune_fn)(const void *buf, int len, uint32_t sum);
+typedef struct csumtune_kernel csumtune_kernel;
+
+/* Compiles the kernel described by `params` (e.g. "carry=adc,chains=4,unroll=16").
+ * On error returns NULL and writes a message into err (when err is not NULL and errlen > 0):
+ * malformed or invalid parameters, or a CPU lacking an instruction set the kernel needs. */
+csumtune_kernel *csumtune_compile(const char *params, char *err, size_t errlen);
+
+/* The callable kernel; valid until csumtune_kernel_free(k). */
+csumtune_fn csumtune_kernel_fn(const csumtune_kernel *k);
+
+/* The kernel's canonical parameter string; valid until csumtune_kernel_free(k). */
+const char *csumtune_kernel_params(const csumtune_kernel *k);
+
+/* Releases the kernel and its code. NULL is allowed. */
+void csumtune_kernel_free(csumtune_kernel *k);
+
+/* Folds a 32-bit partial sum to 16 bits with end-around carry (not complemented).
+ * 0 and 0xffff represent the same value. */
+uint16_t csumtune_fold(uint32_t sum);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CSUMTUNE_CSUMTUNE_H */

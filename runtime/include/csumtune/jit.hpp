@@ -1,0 +1,69 @@
+// The C++ runtime API: compile Params into a callable kernel that owns its code.
+//
+//   auto kernel = csumtune::Jit::compile("carry=adc,chains=4,unroll=16");
+//   uint32_t partial = kernel(buf, len, 0);
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "csumtune/gen/params.hpp"
+
+namespace csumtune {
+
+using KernelFn = std::uint32_t (*)(const void* buf, int len, std::uint32_t sum);
+
+class Error : public std::runtime_error {
+ public:
+  enum class Kind { BadParams, MissingCpuFeature, Codegen };
+  Error(Kind kind, const std::string& message) : std::runtime_error(message), kind_(kind) {}
+  Kind kind() const { return kind_; }
+
+ private:
+  Kind kind_;
+};
+
+// A compiled kernel. Move-only; the code is released when the last owner goes away.
+// Calling it is thread-safe.
+class Kernel {
+ public:
+  Kernel(Kernel&&) noexcept;
+  Kernel& operator=(Kernel&&) noexcept;
+  ~Kernel();
+
+  KernelFn fn() const { return fn_; }
+  const gen::Params& params() const { return params_; }
+  const std::string& canonical() const { return canonical_; }
+  std::size_t codeSize() const { return codeSize_; }
+
+  std::uint32_t operator()(const void* buf, int len, std::uint32_t sum) const {
+    return fn_(buf, len, sum);
+  }
+
+ private:
+  friend class Jit;
+  struct Code;  // the executable memory and the runtime that owns it
+  Kernel(std::unique_ptr<Code> code, KernelFn fn, const gen::Params& params, std::size_t size);
+
+  std::unique_ptr<Code> code_;
+  KernelFn fn_ = nullptr;
+  gen::Params params_;
+  std::string canonical_;
+  std::size_t codeSize_ = 0;
+};
+
+class Jit {
+ public:
+  // Throws Error: BadParams (with the rule that failed), MissingCpuFeature (never runs a
+  // kernel the CPU cannot execute), Codegen (a generator bug).
+  static Kernel compile(const gen::Params& params);
+  static Kernel compile(std::string_view params);
+};
+
+// The 16-bit ones'-complement fold of a partial sum (not complemented).
+std::uint16_t fold16(std::uint32_t sum);
+
+}  // namespace csumtune

@@ -1,0 +1,111 @@
+#include "csumtune/cpu.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstdlib>
+#include <fstream>
+#include <functional>
+
+#include <asmjit/core.h>
+
+namespace csumtune {
+namespace {
+
+using X86 = asmjit::CpuFeatures::X86;
+
+struct FeatureRow {
+  const char* name;
+  X86::Id id;
+};
+
+// The features that decide which kernels can run and which may win.
+constexpr std::array<FeatureRow, 9> kFeatureRows{{
+    {"ADX", X86::kADX},
+    {"BMI2", X86::kBMI2},
+    {"AVX2", X86::kAVX2},
+    {"AVX512F", X86::kAVX512_F},
+    {"AVX512BW", X86::kAVX512_BW},
+    {"AVX512VL", X86::kAVX512_VL},
+    {"AVX512_VNNI", X86::kAVX512_VNNI},
+    {"AVX_VNNI", X86::kAVX_VNNI},
+    {"VPCLMULQDQ", X86::kVPCLMULQDQ},
+}};
+
+std::string upper(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::toupper(c); });
+  return s;
+}
+
+std::vector<std::string> disabledByEnvironment() {
+  std::vector<std::string> out;
+  const char* env = std::getenv("CSUMTUNE_DISABLE_FEATURES");
+  if (!env) return out;
+  std::string item;
+  for (const char* c = env;; ++c) {
+    if (*c == ',' || *c == '\0') {
+      if (!item.empty()) out.push_back(upper(item));
+      item.clear();
+      if (*c == '\0') break;
+    } else if (*c != ' ') {
+      item += *c;
+    }
+  }
+  return out;
+}
+
+bool isDisabled(const std::vector<std::string>& disabled, std::string_view name) {
+  return std::find(disabled.begin(), disabled.end(), name) != disabled.end();
+}
+
+std::optional<std::string> readMicrocode() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("microcode", 0) == 0) {
+      const auto colon = line.find(':');
+      if (colon == std::string::npos) break;
+      std::string value = line.substr(colon + 1);
+      value.erase(0, value.find_first_not_of(" \t"));
+      return value;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+CpuIdentity hostCpu() {
+  const asmjit::CpuInfo& info = asmjit::CpuInfo::host();
+  CpuIdentity cpu;
+  cpu.vendor = info.vendor();
+  cpu.brand = info.brand();
+  cpu.family = info.familyId();
+  cpu.model = info.modelId();
+  cpu.stepping = info.stepping();
+  cpu.microcode = readMicrocode();
+  cpu.disabled = disabledByEnvironment();
+  for (const FeatureRow& row : kFeatureRows) {
+    const bool present = info.features().x86().has(row.id) && !isDisabled(cpu.disabled, row.name);
+    cpu.features.push_back({row.name, present});
+  }
+  return cpu;
+}
+
+bool hostHas(gen::CpuFeature feature) {
+  static const CpuIdentity cpu = hostCpu();
+  const std::string_view name = gen::toString(feature);
+  for (const CpuFeatureFlag& flag : cpu.features) {
+    if (flag.name == name) return flag.present;
+  }
+  return false;
+}
+
+std::vector<gen::CpuFeature> missingFeatures(const gen::Params& params) {
+  std::vector<gen::CpuFeature> missing;
+  for (gen::CpuFeature feature : gen::requiredFeatures(params)) {
+    if (!hostHas(feature)) missing.push_back(feature);
+  }
+  return missing;
+}
+
+}  // namespace csumtune

@@ -1,0 +1,58 @@
+#include <iostream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "commands.hpp"
+#include "csumtune/cpu.hpp"
+
+namespace csumtune::cli {
+namespace {
+
+nlohmann::json toJson(const CpuIdentity& cpu) {
+  nlohmann::json features = nlohmann::json::object();
+  for (const auto& f : cpu.features) features[f.name] = f.present;
+  return {{"vendor", cpu.vendor},
+          {"brand", cpu.brand},
+          {"family", cpu.family},
+          {"model", cpu.model},
+          {"stepping", cpu.stepping},
+          {"microcode", cpu.microcode ? nlohmann::json(*cpu.microcode) : nlohmann::json()},
+          {"features", features},
+          {"disabled_by_environment", cpu.disabled}};
+}
+
+void printText(const CpuIdentity& cpu) {
+  fmt::print("vendor     {}\n", cpu.vendor);
+  fmt::print("brand      {}\n", cpu.brand);
+  fmt::print("family     {:#x} ({})  model {:#x} ({})  stepping {}\n", cpu.family, cpu.family,
+             cpu.model, cpu.model, cpu.stepping);
+  fmt::print("microcode  {}\n", cpu.microcode.value_or("(not readable)"));
+  std::string line;
+  for (const auto& f : cpu.features) line += fmt::format("{}{}{}", line.empty() ? "" : " ",
+                                                         f.present ? "+" : "-", f.name);
+  fmt::print("features   {}\n", line);
+  if (!cpu.disabled.empty()) {
+    std::string names;
+    for (const auto& d : cpu.disabled) names += (names.empty() ? "" : ",") + d;
+    fmt::print("masked     {} (CSUMTUNE_DISABLE_FEATURES)\n", names);
+  }
+}
+
+}  // namespace
+
+void addCpuCommand(CLI::App& app) {
+  auto* cmd = app.add_subcommand("cpu", "Show this CPU's identity and the features kernels use");
+  auto json = std::make_shared<bool>(false);
+  cmd->add_flag("--json", *json, "Print JSON instead of text");
+  cmd->callback([json] {
+    const CpuIdentity cpu = hostCpu();
+    if (*json) {
+      std::cout << toJson(cpu).dump(2) << "\n";
+    } else {
+      printText(cpu);
+    }
+  });
+}
+
+}  // namespace csumtune::cli

@@ -1,0 +1,167 @@
+// csumtune verify (--params P | --all) [--quick]: prove kernels against the reference.
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <mutex>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "commands.hpp"
+#include "csumtune/cpu.hpp"
+#include "csumtune/jit.hpp"
+#include "verify.hpp"
+
+namespace csumtune::cli {
+namespace {
+
+struct VerifyOptions {
+  std::vector<std::string> params;
+  bool all = false;
+  bool quick = false;
+  bool kernelSafe = false;
+  unsigned threads = 0;
+  std::uint64_t seed = 0x5eed;
+};
+
+struct Tally {
+  std::atomic<std::size_t> done{0};
+  std::atomic<std::size_t> skipped{0};
+  std::atomic<std::uint64_t> calls{0};
+  std::mutex failuresMutex;
+  std::vector<std::string> failures;
+};
+
+tuner::VerifyPlan planFor(const VerifyOptions& options, const gen::Params& params) {
+  return options.quick ? tuner::quickPlan(params.blockBytes(), options.seed)
+                       : tuner::fullPlan(options.seed);
+}
+
+// Compiles and verifies one kernel. Returns false when it failed (reported in the tally).
+bool verifyOne(const VerifyOptions& options, const gen::Params& params,
+               const tuner::VerifyFixture& fixture, Tally& tally) {
+  std::string failure;
+  try {
+    const Kernel kernel = Jit::compile(params);
+    const auto outcome = tuner::verifyKernel(kernel.fn(), fixture, planFor(options, params));
+    tally.calls += outcome.calls;
+    if (outcome.ok()) return true;
+    failure = *outcome.failure;
+  } catch (const Error& e) {
+    failure = e.what();
+  }
+  std::lock_guard lock(tally.failuresMutex);
+  tally.failures.push_back(fmt::format("FAIL  {}: {}", params.toString(), failure));
+  return false;
+}
+
+void verifyListed(const VerifyOptions& options) {
+  std::vector<gen::Params> kernels;
+  for (const std::string& text : options.params) {
+    try {
+      kernels.push_back(gen::parseParams(text));
+    } catch (const gen::ParamsError& e) {
+      throw UsageError(fmt::format("bad --params '{}': {}", text, e.what()));
+    }
+    if (auto missing = missingFeatures(kernels.back()); !missing.empty()) {
+      throw UsageError(fmt::format("{} needs {}, which this CPU does not have; not run",
+                                   kernels.back().toString(), gen::toString(missing.front())));
+    }
+  }
+  const tuner::VerifyFixture fixture(options.seed);
+  Tally tally;
+  for (const gen::Params& params : kernels) {
+    const auto before = tally.calls.load();
+    if (verifyOne(options, params, fixture, tally)) {
+      fmt::print("ok    {}  ({} calls, {} plan)\n", params.toString(), tally.calls - before,
+                 options.quick ? "quick" : "full");
+    } else {
+      fmt::print("{}\n", tally.failures.back());
+    }
+    std::fflush(stdout);
+  }
+  if (!tally.failures.empty()) {
+    throw CheckFailed(fmt::format("{} of {} kernels failed", tally.failures.size(), kernels.size()));
+  }
+}
+
+void verifyAll(const VerifyOptions& options) {
+  const auto points = gen::enumerateSpace({options.kernelSafe, false}).size();
+  const auto space = gen::enumerateSpace({options.kernelSafe, true});
+  const tuner::VerifyFixture fixture(options.seed);
+  Tally tally;
+  std::atomic<std::size_t> next{0};
+  const bool progress = isatty(STDERR_FILENO);
+  const auto start = std::chrono::steady_clock::now();
+
+  auto worker = [&] {
+    for (std::size_t i = next++; i < space.size(); i = next++) {
+      if (!missingFeatures(space[i]).empty()) {
+        ++tally.skipped;
+      } else {
+        verifyOne(options, space[i], fixture, tally);
+      }
+      const std::size_t done = ++tally.done;
+      if (progress && (done % 256 == 0 || done == space.size())) {
+        std::fprintf(stderr, "\rverify: %zu/%zu kernels, %zu failed", done, space.size(),
+                     tally.failures.size());
+      }
+    }
+  };
+  const unsigned threads =
+      options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < threads; ++t) pool.emplace_back(worker);
+  for (auto& thread : pool) thread.join();
+  if (progress) std::fprintf(stderr, "\n");
+
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  for (const auto& failure : tally.failures) fmt::print("{}\n", failure);
+  fmt::print(
+      "{} space: {} parameter points, {} distinct kernels (prefetch=0 is the same code for "
+      "every hint)\n",
+      options.kernelSafe ? "kernel-safe" : "full", points, space.size());
+  fmt::print("verified {} kernels ({} plan, {} calls) in {:.1f} s on {} threads: {} failed",
+             space.size() - tally.skipped, options.quick ? "quick" : "full", tally.calls.load(),
+             seconds, threads, tally.failures.size());
+  if (tally.skipped) fmt::print(", {} skipped (CPU lacks a feature they need)", tally.skipped.load());
+  fmt::print("\n");
+  if (!tally.failures.empty()) {
+    throw CheckFailed(fmt::format("{} kernels failed verification", tally.failures.size()));
+  }
+}
+
+}  // namespace
+
+void addVerifyCommand(CLI::App& app) {
+  auto options = std::make_shared<VerifyOptions>();
+  auto* cmd = app.add_subcommand(
+      "verify", "Check kernels against the plain reference (lengths, alignments, data, initial "
+                "sums, guard pages). Exit 1 on any wrong sum or stray read");
+  auto* params = cmd->add_option("--params", options->params,
+                                 "Kernel to verify, e.g. carry=adc,chains=4,unroll=16 (repeatable)");
+  auto* all = cmd->add_flag("--all", options->all, "Verify every kernel of the parameter space");
+  params->excludes(all);
+  cmd->add_flag("--quick", options->quick,
+                "Quick plan: every tail path and loop count, fewer alignments and lengths");
+  cmd->add_flag("--kernel-safe", options->kernelSafe,
+                "With --all: only kernels that may run in the Linux kernel");
+  cmd->add_option("--threads", options->threads, "Worker threads for --all (default: all CPUs)")
+      ->check(CLI::Range(1, 256));
+  cmd->add_option("--seed", options->seed, "Seed for random data, sums and lengths");
+  cmd->callback([options] {
+    if (!options->all && options->params.empty()) {
+      throw UsageError("verify needs --params P or --all");
+    }
+    if (options->all) {
+      verifyAll(*options);
+    } else {
+      verifyListed(*options);
+    }
+  });
+}
+
+}  // namespace csumtune::cli

@@ -1,0 +1,26 @@
+// Each verb of the csumtune command line registers itself on the CLI11 app.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+namespace csumtune::cli {
+
+// Bad usage or bad input: message on stderr, exit status 2.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A check failed (wrong checksum, ...): exit status 1. The details are already printed.
+class CheckFailed : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+void addCpuCommand(CLI::App& app);
+void addVerifyCommand(CLI::App& app);
+
+}  // namespace csumtune::cli

@@ -1,0 +1,38 @@
+// csumtune: generate, verify, measure and tune Internet-checksum loops for this CPU.
+#include <cstdio>
+#include <iostream>
+
+#include "commands.hpp"
+#include "csumtune/jit.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"csumtune: tune x86-64 Internet-checksum (csum_partial) loops for this CPU"};
+  app.require_subcommand(1);
+  app.set_help_all_flag("--help-all", "Help for every command");
+  csumtune::cli::addCpuCommand(app);
+  csumtune::cli::addVerifyCommand(app);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "csumtune: " << e.what() << "\n(see csumtune --help)\n";
+    return 2;
+  } catch (const csumtune::cli::UsageError& e) {
+    std::cerr << "csumtune: " << e.what() << "\n";
+    return 2;
+  } catch (const csumtune::Error& e) {
+    std::cerr << "csumtune: " << e.what() << "\n";
+    return e.kind() == csumtune::Error::Kind::Codegen ? 1 : 2;
+  } catch (const csumtune::cli::CheckFailed& e) {
+    std::cerr << "csumtune: " << e.what() << "\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "csumtune: internal error: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

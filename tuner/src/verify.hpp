@@ -1,0 +1,79 @@
+// Correctness checking: a kernel against the plain reference over lengths, alignments,
+// data patterns and initial sums, with guard pages against reads outside the buffer.
+// Every candidate passes through here before anything times it.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "guarded_buffer.hpp"
+#include "reference.hpp"
+
+namespace csumtune::tuner {
+
+using KernelFn = std::uint32_t (*)(const void* buf, int len, std::uint32_t sum);
+
+enum class DataPattern : std::uint8_t { Random, AllOnes, AllZeros };
+const char* toString(DataPattern pattern);
+
+// Where a buffer of `len` bytes is placed inside the guarded region.
+struct Placement {
+  enum Kind : std::uint8_t { Aligned, AgainstEnd, AgainstStart } kind = Aligned;
+  int alignment = 0;  // for Aligned: buf mod 64 (as close to the trailing guard as allowed)
+};
+
+struct VerifyCase {
+  int len;
+  Placement placement;
+  DataPattern pattern;
+  std::uint32_t sum;
+};
+
+struct VerifyPlan {
+  std::string name;
+  std::vector<VerifyCase> cases;
+};
+
+// Every length 0..1024 at every alignment 0..63 and each data pattern (initial sums
+// rotating through 0, 0xffffffff and random values), every length with each pattern and
+// sum against both guard pages, sampled lengths up to 65536, and negative lengths.
+VerifyPlan fullPlan(std::uint64_t seed);
+
+// For sweeping the whole space: every length up to two main-loop blocks plus 72 bytes
+// (every tail path, zero/one/two iterations), a few long ones, each once at a rotating
+// alignment and once against the trailing guard page.
+VerifyPlan quickPlan(int blockBytes, std::uint64_t seed);
+
+// Three guarded regions (random, all-0xff, all-0x00) with their prefix references. Read-only
+// once built: one fixture can serve many kernels and threads.
+class VerifyFixture {
+ public:
+  static constexpr std::size_t kMaxLength = 65536;
+  explicit VerifyFixture(std::uint64_t seed);
+  ~VerifyFixture();
+
+  struct Region {
+    explicit Region(std::size_t size) : buffer(size) {}
+    GuardedBuffer buffer;
+    PrefixReference reference{nullptr, 0};  // set once the buffer is filled
+  };
+  const Region& region(DataPattern pattern) const;
+  // An address in the leading guard page: any read from it faults.
+  const void* unreadable() const;
+
+ private:
+  std::vector<std::unique_ptr<Region>> regions_;
+};
+
+struct VerifyOutcome {
+  std::uint64_t calls = 0;
+  std::optional<std::string> failure;  // the first failing case, described
+  bool ok() const { return !failure; }
+};
+
+VerifyOutcome verifyKernel(KernelFn fn, const VerifyFixture& fixture, const VerifyPlan& plan);
+
+}  // namespace csumtune::tuner
