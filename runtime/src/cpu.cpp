@@ -92,12 +92,15 @@ CpuIdentity hostCpu() {
 }
 
 bool hostHas(gen::CpuFeature feature) {
-  static const CpuIdentity cpu = hostCpu();
-  const std::string_view name = gen::toString(feature);
-  for (const CpuFeatureFlag& flag : cpu.features) {
-    if (flag.name == name) return flag.present;
-  }
-  return false;
+  // CPUID cannot change under us, the environment mask can (tests set it): read it each time.
+  static const bool present[] = {
+      asmjit::CpuInfo::host().features().x86().hasADX(),
+      asmjit::CpuInfo::host().features().x86().hasAVX2(),
+      asmjit::CpuInfo::host().features().x86().hasAVX512_F(),
+      asmjit::CpuInfo::host().features().x86().hasAVX512_BW(),
+  };
+  return present[static_cast<std::size_t>(feature)] &&
+         !isDisabled(disabledByEnvironment(), gen::toString(feature));
 }
 
 std::vector<gen::CpuFeature> missingFeatures(const gen::Params& params) {

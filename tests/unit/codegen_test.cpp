@@ -1,0 +1,151 @@
+// Structural rules of the DESIGN contract, checked on the Builder node list of every shape
+// with asmjit's own instruction validation on: leaf function, no stack memory (no red zone),
+// only direct jumps, callee-saved registers pushed before use and popped on every path.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <optional>
+#include <set>
+
+#include "csumtune/gen/kernel_program.hpp"
+
+namespace csumtune::gen {
+namespace {
+
+using namespace asmjit;
+
+struct Lint {
+  std::vector<std::string> problems;
+  int returns = 0;
+};
+
+std::vector<const BaseNode*> nodesOf(const x86::Builder& builder) {
+  std::vector<const BaseNode*> nodes;
+  for (const BaseNode* n = builder.firstNode(); n; n = n->next()) nodes.push_back(n);
+  return nodes;
+}
+
+// Walks every path through the function, tracking the registers pushed so far.
+Lint lintPaths(const std::vector<const BaseNode*>& nodes) {
+  Lint lint;
+  std::map<uint32_t, std::size_t> labelAt;
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    if (nodes[i]->type() == NodeType::kLabel) {
+      labelAt[static_cast<const LabelNode*>(nodes[i])->labelId()] = i;
+    }
+  }
+  std::map<std::size_t, std::vector<uint32_t>> seen;  // stack state when first reaching a node
+  std::vector<std::pair<std::size_t, std::vector<uint32_t>>> work{{0, {}}};
+  while (!work.empty()) {
+    auto [i, stack] = work.back();
+    work.pop_back();
+    for (; i < nodes.size(); ++i) {
+      if (auto it = seen.find(i); it != seen.end()) {
+        if (it->second != stack) lint.problems.push_back("stack differs where paths meet");
+        break;
+      }
+      seen[i] = stack;
+      if (nodes[i]->type() != NodeType::kInst) continue;
+      const auto* inst = static_cast<const InstNode*>(nodes[i]);
+      const auto flow = x86::InstDB::infoById(inst->id()).controlFlow();
+      if (inst->id() == x86::Inst::kIdPush) stack.push_back(inst->op(0).id());
+      if (inst->id() == x86::Inst::kIdPop) {
+        if (stack.empty() || stack.back() != inst->op(0).id()) {
+          lint.problems.push_back("pop does not match the last push");
+        } else {
+          stack.pop_back();
+        }
+      }
+      if (flow == InstControlFlow::kCall) lint.problems.push_back("call in a leaf function");
+      if (flow == InstControlFlow::kReturn) {
+        ++lint.returns;
+        if (!stack.empty()) lint.problems.push_back("return with registers still pushed");
+        break;
+      }
+      if (flow == InstControlFlow::kJump || flow == InstControlFlow::kBranch) {
+        if (!inst->op(0).isLabel()) {
+          lint.problems.push_back("indirect jump");
+          break;
+        }
+        work.push_back({labelAt.at(inst->op(0).id()), stack});
+        if (flow == InstControlFlow::kJump) break;
+      }
+    }
+  }
+  return lint;
+}
+
+std::vector<Params> shapesWithPrefetch() {
+  std::vector<Params> out;
+  for (const Params& p : enumerateSpace({false, true})) {
+    if (p.prefetch == 0 || (p.prefetch == 4096 && p.hint == Hint::Nta)) out.push_back(p);
+  }
+  return out;
+}
+
+TEST(Codegen, EveryShapePassesValidationAndTheStructuralRules) {
+  const std::set<uint32_t> calleeSaved{x86::Gp::kIdBx, x86::Gp::kIdBp, x86::Gp::kIdR12,
+                                       x86::Gp::kIdR13, x86::Gp::kIdR14, x86::Gp::kIdR15};
+  std::size_t checked = 0;
+  for (const Params& params : shapesWithPrefetch()) {
+    SCOPED_TRACE(params.toString());
+    KernelProgram program(params, ProgramOptions{.validate = true});
+    const RegisterPlan& plan = program.registers();
+    std::set<uint32_t> pushed;
+    for (const auto& r : plan.calleeSaved) pushed.insert(r.id());
+
+    const auto nodes = nodesOf(program.builder());
+    for (const BaseNode* node : nodes) {
+      ASSERT_TRUE(node->type() == NodeType::kInst || node->type() == NodeType::kLabel ||
+                  node->type() == NodeType::kSection)
+          << "data or other non-instruction node in .text";
+      if (node->type() != NodeType::kInst) continue;
+      const auto* inst = static_cast<const InstNode*>(node);
+      for (uint32_t i = 0; i < inst->opCount(); ++i) {
+        const Operand& op = inst->op(i);
+        if (op.isMem()) {
+          const auto& mem = op.as<x86::Mem>();
+          ASSERT_TRUE(mem.hasBaseReg()) << "absolute memory operand";
+          ASSERT_NE(mem.baseId(), uint32_t(x86::Gp::kIdSp)) << "stack memory access (red zone)";
+          ASSERT_FALSE(mem.hasIndex());
+        }
+        if (op.isReg() && calleeSaved.count(op.id())) {
+          ASSERT_TRUE(pushed.count(op.id())) << "callee-saved register used without a push";
+        }
+      }
+    }
+    const Lint lint = lintPaths(nodes);
+    EXPECT_TRUE(lint.problems.empty()) << lint.problems.front();
+    EXPECT_EQ(lint.returns, 2) << "one return for len <= 0, one after the sum";
+
+    const auto bytes = program.bytes();
+    ASSERT_FALSE(bytes.empty());
+    EXPECT_EQ(bytes.back(), 0xc3) << "the function ends with ret";
+    ++checked;
+  }
+  EXPECT_EQ(checked, (85u * 3 + 33u) * 2);
+}
+
+TEST(Codegen, RegisterPlanPrefersCallerSavedRegisters) {
+  EXPECT_TRUE(planRegisters(parseParams("carry=adc,chains=4,unroll=16")).calleeSaved.empty());
+  EXPECT_TRUE(planRegisters(parseParams("carry=adc,chains=6,unroll=12")).calleeSaved.empty());
+  EXPECT_EQ(planRegisters(parseParams("carry=adc,chains=8,unroll=16")).calleeSaved.size(), 2u);
+  // cmov with 8 chains: 8 accumulators, 4 shared counters, a scratch = 13 registers.
+  const auto cmov = planRegisters(parseParams("carry=cmov,chains=8,unroll=16"));
+  EXPECT_EQ(cmov.carryCounters.size(), 4u);
+  EXPECT_EQ(cmov.calleeSaved.size(), 6u);
+}
+
+TEST(Codegen, InvalidParamsNeverReachTheEmitter) {
+  EXPECT_THROW(KernelProgram(Params{Carry::Adcx, 3, 3, 0, Hint::T0}), ParamsError);
+  EXPECT_THROW(KernelProgram(Params{Carry::Avx2, 2, 2, 0, Hint::T0}), ParamsError);
+}
+
+TEST(Codegen, SameParamsSameBytes) {
+  const Params p = parseParams("carry=cmov,chains=3,unroll=9,prefetch=640,hint=t1");
+  KernelProgram a(p), b(p);
+  EXPECT_EQ(a.bytes(), b.bytes());
+}
+
+}  // namespace
+}  // namespace csumtune::gen

@@ -1,0 +1,83 @@
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "csumtune/csumtune.h"
+#include "csumtune/jit.hpp"
+#include "reference.hpp"
+
+namespace csumtune {
+namespace {
+
+TEST(CApi, CompilesCallsAndFrees) {
+  char err[256] = "untouched";
+  csumtune_kernel* k = csumtune_compile("unroll=8,chains=2,carry=cmov", err, sizeof err);
+  ASSERT_NE(k, nullptr) << err;
+  EXPECT_STREQ(csumtune_kernel_params(k), "carry=cmov,chains=2,unroll=8,prefetch=0,hint=t0");
+  csumtune_fn fn = csumtune_kernel_fn(k);
+  std::uint8_t data[777];
+  for (int i = 0; i < 777; ++i) data[i] = static_cast<std::uint8_t>(i * 97);
+  for (int len = 0; len <= 777; ++len) {
+    ASSERT_EQ(tuner::residue(fn(data, len, 0xfffffff0u)),
+              tuner::referenceResidue(data, len, 0xfffffff0u));
+  }
+  csumtune_kernel_free(k);
+  csumtune_kernel_free(nullptr);
+}
+
+TEST(CApi, BadParamsGiveNullAndAMessage) {
+  char err[256] = "";
+  EXPECT_EQ(csumtune_compile("carry=adcx,chains=3,unroll=3", err, sizeof err), nullptr);
+  EXPECT_NE(std::string(err).find("adcx needs an even chain count"), std::string::npos) << err;
+  EXPECT_EQ(csumtune_compile("carry=quantum", err, sizeof err), nullptr);
+  EXPECT_NE(std::string(err).find("carry=quantum is unknown"), std::string::npos) << err;
+  EXPECT_EQ(csumtune_compile(nullptr, err, sizeof err), nullptr);
+  EXPECT_STREQ(err, "params is NULL");
+  // A message longer than the buffer is cut, and still terminated.
+  char tiny[8];
+  EXPECT_EQ(csumtune_compile("chains=0", tiny, sizeof tiny), nullptr);
+  EXPECT_EQ(std::string(tiny).size(), 7u);
+  // No buffer at all is allowed.
+  EXPECT_EQ(csumtune_compile("chains=0", nullptr, 0), nullptr);
+}
+
+TEST(CApi, NullKernelIsHarmless) {
+  EXPECT_EQ(csumtune_kernel_fn(nullptr), nullptr);
+  EXPECT_EQ(csumtune_kernel_params(nullptr), nullptr);
+}
+
+// A kernel whose instructions the CPU lacks is refused, never run. The environment mask
+// makes this machine look like one without ADX.
+TEST(Runtime, RefusesKernelsTheCpuCannotRun) {
+  ASSERT_EQ(setenv("CSUMTUNE_DISABLE_FEATURES", "adx", 1), 0);
+  char err[256] = "";
+  EXPECT_EQ(csumtune_compile("carry=adcx,chains=2,unroll=4", err, sizeof err), nullptr);
+  EXPECT_NE(std::string(err).find("needs ADX"), std::string::npos) << err;
+  try {
+    Jit::compile(std::string_view("carry=adcx,chains=2,unroll=4"));
+    ADD_FAILURE() << "compiled an ADX kernel on a CPU without ADX";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), Error::Kind::MissingCpuFeature);
+  }
+  // Families that need nothing still compile.
+  csumtune_kernel* k = csumtune_compile("carry=adc", err, sizeof err);
+  EXPECT_NE(k, nullptr) << err;
+  csumtune_kernel_free(k);
+  unsetenv("CSUMTUNE_DISABLE_FEATURES");
+}
+
+TEST(Runtime, KernelsOutliveEachOtherInAnyOrder) {
+  std::vector<Kernel> kernels;
+  for (int unroll = 1; unroll <= 32; ++unroll) {
+    kernels.push_back(Jit::compile(gen::Params{gen::Carry::Adc, 1, unroll, 0, gen::Hint::T0}));
+  }
+  const std::uint8_t data[3] = {1, 2, 3};
+  kernels.erase(kernels.begin() + 5, kernels.begin() + 20);
+  Kernel moved = std::move(kernels.back());
+  kernels.clear();
+  EXPECT_EQ(fold16(moved(data, 3, 0)), 0x0201 + 3);
+}
+
+}  // namespace
+}  // namespace csumtune

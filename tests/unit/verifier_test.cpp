@@ -1,0 +1,122 @@
+// The checker must be able to fail: each deliberately broken kernel below has a bug seen in
+// real checksum code, and each must be caught.
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "verify.hpp"
+
+namespace csumtune::tuner {
+namespace {
+
+// A correct kernel in plain C: 16-bit words, 64-bit sum, folded to 32 bits.
+std::uint32_t plainKernel(const void* buf, int len, std::uint32_t sum) {
+  const auto* p = static_cast<const std::uint8_t*>(buf);
+  std::uint64_t total = sum;
+  int i = 0;
+  for (; i + 1 < len; i += 2) total += p[i] | (p[i + 1] << 8);
+  if (i < len) total += p[i];
+  total = (total & 0xffffffff) + (total >> 32);
+  total = (total & 0xffffffff) + (total >> 32);
+  return static_cast<std::uint32_t>(total);
+}
+
+// Reads a whole 8-byte word for the tail: one of the classic over-reads.
+std::uint32_t overReadsTail(const void* buf, int len, std::uint32_t sum) {
+  if (len <= 0) return sum;
+  const auto* p = static_cast<const std::uint8_t*>(buf);
+  const int whole = len & ~7;
+  std::uint32_t s = plainKernel(buf, whole, sum);
+  if (len != whole) {
+    std::uint64_t word;
+    std::memcpy(&word, p + whole, 8);  // past the end when len % 8 != 0
+    word &= (~std::uint64_t{0}) >> (64 - 8 * (len - whole));
+    std::uint64_t total = std::uint64_t{s} + (word & 0xffffffff) + (word >> 32);
+    total = (total & 0xffffffff) + (total >> 32);
+    s = static_cast<std::uint32_t>(total);
+  }
+  return s;
+}
+
+// Touches the byte before the buffer (an "align down" bug).
+std::uint32_t underReads(const void* buf, int len, std::uint32_t sum) {
+  if (len <= 0) return sum;
+  volatile std::uint8_t before = static_cast<const std::uint8_t*>(buf)[-1];
+  (void)before;
+  return plainKernel(buf, len, sum);
+}
+
+// Loses the carry of the initial sum when it is >= 2^31 (the DPDK/passt bug).
+std::uint32_t losesCarryOfLargeSum(const void* buf, int len, std::uint32_t sum) {
+  std::uint32_t s = plainKernel(buf, len, 0);
+  return s + sum;  // 32-bit add, carry dropped
+}
+
+// Forgets the odd last byte.
+std::uint32_t dropsOddByte(const void* buf, int len, std::uint32_t sum) {
+  return plainKernel(buf, len & ~1, sum);
+}
+
+// Reads the buffer even when len <= 0.
+std::uint32_t readsOnEmpty(const void* buf, int len, std::uint32_t sum) {
+  volatile std::uint8_t first = *static_cast<const std::uint8_t*>(buf);
+  (void)first;
+  return plainKernel(buf, len, sum);
+}
+
+// Wrong only for long buffers (the VPP AVX-512 bug shape: lengths >= 512).
+std::uint32_t wrongFrom512(const void* buf, int len, std::uint32_t sum) {
+  return plainKernel(buf, len, sum) + (len >= 512 ? 1 : 0);
+}
+
+class VerifierTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { fixture_ = new VerifyFixture(42); }
+  static void TearDownTestSuite() { delete fixture_; }
+  static VerifyFixture* fixture_;
+};
+VerifyFixture* VerifierTest::fixture_ = nullptr;
+
+TEST_F(VerifierTest, PlainKernelPassesBothPlans) {
+  EXPECT_TRUE(verifyKernel(plainKernel, *fixture_, fullPlan(1)).ok());
+  EXPECT_TRUE(verifyKernel(plainKernel, *fixture_, quickPlan(64, 1)).ok());
+}
+
+struct Broken {
+  const char* name;
+  KernelFn fn;
+  const char* expectedWords;
+};
+
+class CatchesBrokenKernels : public VerifierTest, public ::testing::WithParamInterface<Broken> {};
+
+TEST_P(CatchesBrokenKernels, InBothPlans) {
+  for (const VerifyPlan& plan : {fullPlan(3), quickPlan(64, 3)}) {
+    const auto outcome = verifyKernel(GetParam().fn, *fixture_, plan);
+    ASSERT_FALSE(outcome.ok()) << GetParam().name << " passed the " << plan.name << " plan";
+    EXPECT_NE(outcome.failure->find(GetParam().expectedWords), std::string::npos)
+        << *outcome.failure;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Bugs, CatchesBrokenKernels,
+    ::testing::Values(Broken{"over-read", overReadsTail, "read outside the buffer"},
+                      Broken{"under-read", underReads, "fault at buf-1"},
+                      Broken{"large-sum", losesCarryOfLargeSum, "wrong sum"},
+                      Broken{"odd-byte", dropsOddByte, "wrong sum"},
+                      Broken{"reads-on-empty", readsOnEmpty, "read outside the buffer for len="},
+                      Broken{"from-512", wrongFrom512, "wrong sum"}),
+    [](const auto& info) {
+      std::string name = info.param.name;
+      for (char& c : name) if (c == '-') c = '_';
+      return name;
+    });
+
+TEST_F(VerifierTest, TheProcessSurvivesAFaultAndKeepsChecking) {
+  EXPECT_FALSE(verifyKernel(overReadsTail, *fixture_, quickPlan(8, 1)).ok());
+  EXPECT_TRUE(verifyKernel(plainKernel, *fixture_, quickPlan(8, 1)).ok());
+}
+
+}  // namespace
+}  // namespace csumtune::tuner
