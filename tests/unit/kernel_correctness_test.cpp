@@ -5,35 +5,18 @@
 // test, covers every prefetch and hint of every shape.)
 #include <gtest/gtest.h>
 
-#include <map>
 
 #include "csumtune/cpu.hpp"
 #include "csumtune/csumtune.h"
 #include "csumtune/jit.hpp"
+#include "shapes.hpp"
 #include "verify.hpp"
 
 namespace csumtune {
 namespace {
 
-std::vector<gen::Params> shapes() {
-  std::map<std::string, gen::Params> distinct;  // one per (carry, chains, unroll)
-  int i = 0;
-  for (const gen::Params& p : gen::enumerateSpace()) {
-    gen::Params shape = p;
-    shape.prefetch = 0;
-    shape.hint = gen::Hint::T0;
-    const std::string key = shape.toString();
-    if (distinct.count(key)) continue;
-    // Spread prefetch distances over 0..4096 and cycle the hints.
-    shape.prefetch = (i * 7 % 65) * 64;
-    shape.hint = static_cast<gen::Hint>(i % 4);
-    distinct.emplace(key, shape);
-    ++i;
-  }
-  std::vector<gen::Params> out;
-  for (auto& [key, shape] : distinct) out.push_back(shape);
-  return out;
-}
+using csumtune::testing::representativeShapes;
+using csumtune::testing::shapeName;
 
 class KernelCorrectness : public ::testing::TestWithParam<gen::Params> {
  protected:
@@ -53,15 +36,11 @@ TEST_P(KernelCorrectness, MatchesReferenceEverywhere) {
   EXPECT_GT(outcome.calls, 200000u);
 }
 
-INSTANTIATE_TEST_SUITE_P(AllShapes, KernelCorrectness, ::testing::ValuesIn(shapes()),
-                         [](const auto& info) {
-                           const auto& p = info.param;
-                           return std::string(gen::toString(p.carry)) + "_c" +
-                                  std::to_string(p.chains) + "_u" + std::to_string(p.unroll);
-                         });
+INSTANTIATE_TEST_SUITE_P(AllShapes, KernelCorrectness, ::testing::ValuesIn(representativeShapes()),
+                         [](const auto& info) { return shapeName(info.param); });
 
 TEST(KernelShapes, CoverEveryFamilyChainAndUnroll) {
-  EXPECT_EQ(shapes().size(), 85u * 3 + 33u);
+  EXPECT_EQ(representativeShapes().size(), 85u * 3 + 33u);
 }
 
 // The shapes the project's scripts rely on, by name.

@@ -22,5 +22,6 @@ class CheckFailed : public std::runtime_error {
 
 void addCpuCommand(CLI::App& app);
 void addVerifyCommand(CLI::App& app);
+void addEmitCommand(CLI::App& app);
 
 }  // namespace csumtune::cli

@@ -11,6 +11,7 @@ int main(int argc, char** argv) {
   app.set_help_all_flag("--help-all", "Help for every command");
   csumtune::cli::addCpuCommand(app);
   csumtune::cli::addVerifyCommand(app);
+  csumtune::cli::addEmitCommand(app);
 
   try {
     app.parse(argc, argv);

@@ -1,0 +1,27 @@
+// The AT&T printer: the Builder node list of a KernelProgram as GNU assembler text that
+// assembles to exactly the bytes the JIT runs.
+//
+// Where GNU as would pick a different encoding than asmjit did, the printer says which one
+// to use: `{disp32}` on jumps asmjit encoded with a 32-bit displacement (as would shrink
+// them), `{load}` on register-register instructions asmjit encoded in the load (ModRM.reg
+// = destination) direction. An instruction it does not know is an error, never a guess.
+#pragma once
+
+#include <string>
+
+#include "csumtune/gen/kernel_program.hpp"
+
+namespace csumtune::gen {
+
+struct AttOptions {
+  std::string symbol = "csum_partial";  // function-local labels are .L<symbol>_<n>
+  bool kernelReturn = false;            // `RET` (the kernel macro) instead of `ret`
+};
+
+// One line per instruction or label, tab-indented instructions; no directives.
+std::string printAtt(const KernelProgram& program, const AttOptions& options = {});
+
+// The same for any node list (tests use it to show that unknown instructions are refused).
+std::string printAtt(const asmjit::x86::Builder& builder, const AttOptions& options = {});
+
+}  // namespace csumtune::gen

@@ -1,0 +1,232 @@
+#include "csumtune/gen/att_printer.hpp"
+
+#include <array>
+#include <map>
+
+#include <fmt/format.h>
+
+namespace csumtune::gen {
+namespace {
+
+using namespace asmjit;
+
+constexpr std::array<const char*, 16> kGp64{"rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi",
+                                            "r8",  "r9",  "r10", "r11", "r12", "r13", "r14", "r15"};
+constexpr std::array<const char*, 16> kGp32{"eax",  "ecx",  "edx",  "ebx",  "esp",  "ebp",
+                                            "esi",  "edi",  "r8d",  "r9d",  "r10d", "r11d",
+                                            "r12d", "r13d", "r14d", "r15d"};
+constexpr std::array<const char*, 16> kGp16{"ax",   "cx",   "dx",   "bx",   "sp",   "bp",
+                                            "si",   "di",   "r8w",  "r9w",  "r10w", "r11w",
+                                            "r12w", "r13w", "r14w", "r15w"};
+constexpr std::array<const char*, 16> kGp8{"al",   "cl",   "dl",   "bl",   "spl",  "bpl",
+                                           "sil",  "dil",  "r8b",  "r9b",  "r10b", "r11b",
+                                           "r12b", "r13b", "r14b", "r15b"};
+
+std::string instName(InstId id) {
+  String name;
+  InstAPI::instIdToString(Arch::kX64, id, name);
+  return name.data();
+}
+
+std::string regName(const x86::Gp& reg) {
+  const auto id = reg.id();
+  if (id >= 16) throw CodegenError("AT&T printer: register id out of range");
+  switch (reg.size()) {
+    case 8: return fmt::format("%{}", kGp64[id]);
+    case 4: return fmt::format("%{}", kGp32[id]);
+    case 2: return fmt::format("%{}", kGp16[id]);
+    case 1: return fmt::format("%{}", kGp8[id]);
+  }
+  throw CodegenError("AT&T printer: register of unknown size");
+}
+
+char sizeSuffix(uint32_t bytes) {
+  switch (bytes) {
+    case 1: return 'b';
+    case 2: return 'w';
+    case 4: return 'l';
+    case 8: return 'q';
+  }
+  throw CodegenError(fmt::format("AT&T printer: no suffix for a {}-byte operand", bytes));
+}
+
+// Instructions the generator emits, with how to print them. Anything else is refused.
+enum class Form {
+  Plain,      // mnemonic as asmjit names it; size from the register operand
+  RegReg,     // two-register ALU/mov: may need {load} to keep asmjit's direction
+  Zx,         // movzx: AT&T movz<src><dst>
+  Jump,       // jmp/jcc to a label: may need {disp32}
+  Return,     // ret (or the kernel's RET macro)
+};
+
+const std::map<InstId, Form>& vocabulary() {
+  static const std::map<InstId, Form> table{
+      {x86::Inst::kIdAdd, Form::RegReg},   {x86::Inst::kIdAdc, Form::RegReg},
+      {x86::Inst::kIdSub, Form::RegReg},   {x86::Inst::kIdXor, Form::RegReg},
+      {x86::Inst::kIdMov, Form::RegReg},   {x86::Inst::kIdTest, Form::Plain},
+      {x86::Inst::kIdLea, Form::Plain},    {x86::Inst::kIdShr, Form::Plain},
+      {x86::Inst::kIdPush, Form::Plain},   {x86::Inst::kIdPop, Form::Plain},
+      {x86::Inst::kIdCmovc, Form::Plain},  {x86::Inst::kIdAdcx, Form::Plain},
+      {x86::Inst::kIdAdox, Form::Plain},   {x86::Inst::kIdPrefetcht0, Form::Plain},
+      {x86::Inst::kIdPrefetcht1, Form::Plain}, {x86::Inst::kIdPrefetcht2, Form::Plain},
+      {x86::Inst::kIdPrefetchnta, Form::Plain}, {x86::Inst::kIdMovzx, Form::Zx},
+      {x86::Inst::kIdJmp, Form::Jump},     {x86::Inst::kIdJb, Form::Jump},
+      {x86::Inst::kIdJae, Form::Jump},     {x86::Inst::kIdJz, Form::Jump},
+      {x86::Inst::kIdJnz, Form::Jump},     {x86::Inst::kIdJle, Form::Jump},
+      {x86::Inst::kIdRet, Form::Return},
+  };
+  return table;
+}
+
+struct NodeBytes {
+  std::size_t offset;
+  std::size_t size;
+};
+
+// Encodes the node list instruction by instruction (as Builder::finalize does) to learn
+// which encoding asmjit chose for each node.
+std::map<const BaseNode*, NodeBytes> encodeEachNode(const x86::Builder& builder,
+                                                    std::vector<uint8_t>& bytes) {
+  CodeHolder code;
+  code.init(builder.code()->environment());
+  x86::Assembler a(&code);
+  const auto labelCount = builder.code()->labelCount();
+  for (std::size_t i = 0; i < labelCount; ++i) a.newLabel();
+  std::map<const BaseNode*, NodeBytes> out;
+  for (const BaseNode* node = builder.firstNode(); node; node = node->next()) {
+    const std::size_t start = a.offset();
+    if (node->type() == NodeType::kInst) {
+      const auto* inst = static_cast<const InstNode*>(node);
+      if (a.emitInst(inst->baseInst(), inst->operands(), inst->opCount()) != kErrorOk) {
+        throw CodegenError("AT&T printer: asmjit could not re-encode an instruction");
+      }
+    } else if (node->type() == NodeType::kLabel) {
+      a.bind(Label(static_cast<const LabelNode*>(node)->labelId()));
+    } else if (node->type() != NodeType::kSection) {
+      throw CodegenError("AT&T printer: node kind it cannot print (data or alignment)");
+    }
+    out[node] = {start, a.offset() - start};
+  }
+  code.flatten();
+  code.resolveUnresolvedLinks();
+  const CodeBuffer& text = code.textSection()->buffer();
+  bytes.assign(text.data(), text.data() + text.size());
+  return out;
+}
+
+// True when asmjit put the destination in ModRM.reg (the "load" direction, opcode with the
+// 0x02 direction bit set), which GNU as only picks when told `{load}`.
+bool usesLoadDirection(const std::vector<uint8_t>& bytes, NodeBytes at) {
+  std::size_t i = at.offset;
+  const std::size_t end = at.offset + at.size;
+  while (i < end && (bytes[i] == 0x66 || (bytes[i] & 0xf0) == 0x40)) ++i;  // prefixes, REX
+  if (i >= end) throw CodegenError("AT&T printer: empty encoding");
+  const uint8_t opcode = bytes[i];
+  if (opcode < 0x40 && (opcode & 0x07) < 4) return (opcode & 0x02) != 0;  // add/adc/sub/xor...
+  if (opcode >= 0x88 && opcode <= 0x8b) return (opcode & 0x02) != 0;      // mov
+  return false;
+}
+
+class Printer {
+ public:
+  Printer(const x86::Builder& builder, const AttOptions& options)
+      : builder_(builder), options_(options), encoded_(encodeEachNode(builder, bytes_)) {}
+
+  std::string print() {
+    std::string out;
+    for (const BaseNode* node = builder_.firstNode(); node; node = node->next()) {
+      if (node->type() == NodeType::kLabel) {
+        out += label(static_cast<const LabelNode*>(node)->labelId()) + ":\n";
+      } else if (node->type() == NodeType::kInst) {
+        out += "\t" + instruction(static_cast<const InstNode*>(node), encoded_.at(node)) + "\n";
+      }
+    }
+    return out;
+  }
+
+ private:
+  std::string label(uint32_t id) const { return fmt::format(".L{}_{}", options_.symbol, id); }
+
+  std::string operand(const Operand& op) const {
+    if (op.isReg()) return regName(op.as<x86::Gp>());
+    if (op.isImm()) return fmt::format("${}", op.as<Imm>().value());
+    if (op.isLabel()) return label(op.id());
+    if (op.isMem()) {
+      const auto& mem = op.as<x86::Mem>();
+      if (!mem.hasBaseReg() || mem.hasIndex() || mem.hasSegment()) {
+        throw CodegenError("AT&T printer: only disp(base) memory operands are supported");
+      }
+      const std::string base = regName(x86::gpq(mem.baseId()));
+      return mem.offset() == 0 ? fmt::format("({})", base)
+                               : fmt::format("{}({})", mem.offset(), base);
+    }
+    throw CodegenError("AT&T printer: operand kind it cannot print");
+  }
+
+  std::string instruction(const InstNode* inst, NodeBytes at) const {
+    const auto found = vocabulary().find(inst->id());
+    if (found == vocabulary().end()) {
+      throw CodegenError(fmt::format("AT&T printer cannot print '{}'", instName(inst->id())));
+    }
+    std::string mnemonic = instName(inst->id());
+    std::string prefix;
+    // AT&T lists operands source first.
+    std::vector<std::string> ops;
+    for (uint32_t i = inst->opCount(); i-- > 0;) ops.push_back(operand(inst->op(i)));
+
+    bool hasReg = false;
+    uint32_t memSize = 0;
+    for (uint32_t i = 0; i < inst->opCount(); ++i) {
+      hasReg |= inst->op(i).isReg();
+      if (inst->op(i).isMem()) memSize = inst->op(i).as<x86::Mem>().size();
+    }
+
+    switch (found->second) {
+      case Form::Return:
+        return options_.kernelReturn ? "RET" : "ret";
+      case Form::Jump:
+        if (inst->opCount() != 1 || !inst->op(0).isLabel()) {
+          throw CodegenError(fmt::format("AT&T printer: '{}' to something other than a label "
+                                         "(indirect jumps are not allowed)", mnemonic));
+        }
+        // asmjit's 2-byte form is rel8; anything longer is rel32, which GNU as would shrink.
+        return fmt::format("{}{}\t{}", at.size > 2 ? "{disp32} " : "", mnemonic, ops.front());
+      case Form::Zx: {
+        const auto dst = inst->op(0).as<x86::Gp>().size();
+        const uint32_t src = inst->op(1).isMem() ? memSize : inst->op(1).as<x86::Gp>().size();
+        mnemonic = fmt::format("movz{}{}", sizeSuffix(src), sizeSuffix(dst));
+        break;
+      }
+      case Form::RegReg:
+        if (inst->opCount() == 2 && inst->op(0).isReg() && inst->op(1).isReg() &&
+            usesLoadDirection(bytes_, at)) {
+          prefix = "{load} ";
+        }
+        [[fallthrough]];
+      case Form::Plain:
+        // Without a register operand GNU as cannot infer the size.
+        if (!hasReg && memSize != 0) mnemonic += sizeSuffix(memSize);
+        break;
+    }
+    std::string text = prefix + mnemonic;
+    for (std::size_t i = 0; i < ops.size(); ++i) text += (i == 0 ? "\t" : ", ") + ops[i];
+    return text;
+  }
+
+  const x86::Builder& builder_;
+  const AttOptions& options_;
+  std::vector<uint8_t> bytes_;
+  std::map<const BaseNode*, NodeBytes> encoded_;
+};
+
+}  // namespace
+
+std::string printAtt(const asmjit::x86::Builder& builder, const AttOptions& options) {
+  return Printer(builder, options).print();
+}
+
+std::string printAtt(const KernelProgram& program, const AttOptions& options) {
+  return printAtt(program.builder(), options);
+}
+
+}  // namespace csumtune::gen

@@ -1,0 +1,14 @@
+// The .S skeletons from templates/*.S.in, embedded at build time.
+// Placeholders: @HEADER@ (comment block), @SYMBOL@, @BODY@ (printed instructions),
+// @EXTRA@ (kernel style: ip_compute_csum when the symbol is csum_partial).
+#pragma once
+
+#include <string_view>
+
+namespace csumtune::templates {
+
+std::string_view kernel();           // Linux kernel style: linkage.h, SYM_FUNC_*, RET, EXPORT_SYMBOL
+std::string_view ip_compute_csum();  // appended to the kernel style for csum_partial
+std::string_view gas();              // plain GNU as for user space
+
+}  // namespace csumtune::templates

@@ -1,0 +1,200 @@
+// The .S side of "one instruction stream, two outputs": text printed from the Builder node
+// list, assembled by GNU as at build time and linked into this binary, must be the JIT's
+// bytes exactly and pass the same full correctness suite.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <map>
+#include <regex>
+#include <sstream>
+
+#include "csumtune/cpu.hpp"
+#include "csumtune/gen/att_printer.hpp"
+#include "csumtune/gen/kernel_program.hpp"
+#include "linked_kernels.hpp"
+#include "shapes.hpp"
+#include "source_file.hpp"
+#include "verify.hpp"
+
+namespace csumtune {
+namespace {
+
+TEST(LinkedKernels, OnePerShape) {
+  EXPECT_EQ(linkedKernels().size(), testing::representativeShapes().size());
+}
+
+TEST(LinkedKernels, GnuAsBytesEqualJitBytes) {
+  for (const LinkedKernel& linked : linkedKernels()) {
+    gen::KernelProgram program(gen::parseParams(linked.params));
+    const auto jit = program.bytes();
+    const auto* assembled = reinterpret_cast<const std::uint8_t*>(linked.fn);
+    EXPECT_EQ(std::memcmp(assembled, jit.data(), jit.size()), 0)
+        << linked.params << ": the assembled .S differs from the JIT's code";
+  }
+}
+
+TEST(LinkedKernels, PassTheFullCorrectnessSuite) {
+  const tuner::VerifyFixture fixture(77);
+  const auto plan = tuner::fullPlan(77);
+  for (const LinkedKernel& linked : linkedKernels()) {
+    if (!missingFeatures(gen::parseParams(linked.params)).empty()) continue;
+    const auto outcome = tuner::verifyKernel(linked.fn, fixture, plan);
+    EXPECT_TRUE(outcome.ok()) << linked.params << ": " << *outcome.failure;
+  }
+}
+
+// The printer refuses what it does not know instead of printing something plausible.
+class PrinterRefuses : public ::testing::Test {
+ protected:
+  PrinterRefuses() {
+    code.init(asmjit::Environment(asmjit::Arch::kX64));
+    code.attach(&builder);
+  }
+  void expectRefusal(const char* words) {
+    try {
+      gen::printAtt(builder);
+      ADD_FAILURE() << "printed something it should refuse";
+    } catch (const gen::CodegenError& e) {
+      EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+    }
+  }
+  asmjit::CodeHolder code;
+  asmjit::x86::Builder builder;
+};
+
+TEST_F(PrinterRefuses, AnInstructionOutsideItsVocabulary) {
+  builder.cpuid();
+  expectRefusal("cannot print 'cpuid'");
+}
+
+TEST_F(PrinterRefuses, AnIndirectJump) {
+  builder.jmp(asmjit::x86::rax);
+  expectRefusal("indirect jumps are not allowed");
+}
+
+TEST_F(PrinterRefuses, AnIndexedMemoryOperand) {
+  builder.add(asmjit::x86::rax, asmjit::x86::qword_ptr(asmjit::x86::rdi, asmjit::x86::rcx));
+  expectRefusal("only disp(base) memory operands");
+}
+
+TEST_F(PrinterRefuses, DataInText) {
+  builder.embedUInt8(0x90);
+  expectRefusal("data or alignment");
+}
+
+// Kernel-style output: leave only through RET, no indirect jumps, no data in .text, every
+// pushed register popped on every path (walked over the text's own jumps and labels).
+std::vector<std::string> lintKernelText(const std::string& text) {
+  std::vector<std::string> problems;
+  std::vector<std::string> body;
+  bool inside = false;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("SYM_FUNC_START(csum_partial)", 0) == 0) inside = true;
+    else if (line.rfind("SYM_FUNC_END(csum_partial)", 0) == 0) inside = false;
+    else if (inside) body.push_back(line);
+  }
+  if (body.empty()) return {"no csum_partial body found"};
+
+  static const std::regex bareRet(R"(^\s*(\{[a-z0-9]+\}\s*)?ret[lq]?\b)");
+  static const std::regex indirect(R"(^\s*(\{[a-z0-9]+\}\s*)?(jmp|call)[a-z]*\s+\*)");
+  static const std::regex data(R"(^\s*\.(byte|word|short|long|quad|ascii|asciz|string|fill|zero|skip|space|octa)\b)");
+  static const std::regex jump(R"(^\s*(\{disp32\}\s*)?(j[a-z]+)\s+(\S+)\s*$)");
+  static const std::regex label(R"(^(\.L\w+):\s*$)");
+  std::map<std::string, std::size_t> labels;
+  for (std::size_t i = 0; i < body.size(); ++i) {
+    std::smatch m;
+    if (std::regex_match(body[i], m, label)) labels[m[1]] = i;
+    if (std::regex_search(body[i], bareRet)) problems.push_back("bare ret: " + body[i]);
+    if (std::regex_search(body[i], indirect)) problems.push_back("indirect jump: " + body[i]);
+    if (std::regex_search(body[i], data)) problems.push_back("data in .text: " + body[i]);
+  }
+  // Walk every path from the entry, tracking pushed registers.
+  std::map<std::size_t, std::vector<std::string>> seen;
+  std::vector<std::pair<std::size_t, std::vector<std::string>>> work{{0, {}}};
+  static const std::regex push(R"(^\s*push[q]?\s+(%\w+))"), pop(R"(^\s*pop[q]?\s+(%\w+))");
+  static const std::regex ret(R"(^\s*RET\b)");
+  int returns = 0;
+  while (!work.empty()) {
+    auto [i, stack] = work.back();
+    work.pop_back();
+    for (; i < body.size(); ++i) {
+      if (auto it = seen.find(i); it != seen.end()) {
+        if (it->second != stack) problems.push_back("push depth differs where paths meet");
+        break;
+      }
+      seen[i] = stack;
+      std::smatch m;
+      if (std::regex_search(body[i], m, push)) stack.push_back(m[1]);
+      if (std::regex_search(body[i], m, pop)) {
+        if (stack.empty() || stack.back() != m[1]) problems.push_back("unmatched pop: " + body[i]);
+        else stack.pop_back();
+      }
+      if (std::regex_search(body[i], ret)) {
+        ++returns;
+        if (!stack.empty()) problems.push_back("RET with " + stack.back() + " still pushed");
+        break;
+      }
+      if (std::regex_match(body[i], m, jump)) {
+        if (!labels.count(m[3])) {
+          problems.push_back("jump to unknown label: " + body[i]);
+          break;
+        }
+        work.push_back({labels[m[3]], stack});
+        if (m[2] == "jmp") break;
+      }
+    }
+  }
+  if (returns == 0) problems.push_back("no RET reached");
+  return problems;
+}
+
+TEST(KernelStyle, EveryShapePassesTheLint) {
+  for (const gen::Params& params : testing::representativeShapes()) {
+    const std::string text = tuner::renderSource({params, tuner::SourceStyle::Kernel, "csum_partial", {}, {}});
+    const auto problems = lintKernelText(text);
+    EXPECT_TRUE(problems.empty()) << params.toString() << ": " << problems.front();
+    EXPECT_NE(text.find("EXPORT_SYMBOL(csum_partial)"), std::string::npos);
+    EXPECT_NE(text.find("SYM_FUNC_START(ip_compute_csum)"), std::string::npos);
+    EXPECT_NE(text.find("#include <linux/linkage.h>"), std::string::npos);
+  }
+}
+
+TEST(KernelStyle, TheLintCanFail) {
+  const std::string good = tuner::renderSource(
+      {gen::parseParams("carry=adc,chains=8,unroll=16"), tuner::SourceStyle::Kernel, "csum_partial", {}, {}});
+  EXPECT_TRUE(lintKernelText(good).empty());
+  auto broken = [&](const std::string& from, const std::string& to) {
+    std::string text = good;
+    text.replace(text.find(from), from.size(), to);
+    return lintKernelText(text);
+  };
+  EXPECT_FALSE(broken("\tRET\n", "\tret\n").empty());
+  EXPECT_FALSE(broken("\tpop\t%rbx\n", "").empty()) << "a path returning with rbx pushed";
+  EXPECT_FALSE(broken("\tRET\n", "\tjmp\t*%rax\n").empty());
+  EXPECT_FALSE(broken("\tRET\n", "\t.byte 0xc3\n").empty());
+}
+
+TEST(SourceFile, HeaderSaysWhatAndHowToRegenerate) {
+  const auto params = gen::parseParams("carry=cmov,chains=8,unroll=16,prefetch=512,hint=nta");
+  const std::string text = tuner::renderSource({params, tuner::SourceStyle::Gas, "my_csum", {}, {}});
+  EXPECT_NE(text.find("Generated by csumtune " + std::string(gen::kGeneratorVersion)), std::string::npos);
+  EXPECT_NE(text.find("params:       " + params.toString()), std::string::npos);
+  EXPECT_NE(text.find("regenerate:   csumtune emit --params " + params.toString() +
+                      " --style gas --symbol my_csum"),
+            std::string::npos);
+  EXPECT_NE(text.find(".globl\tmy_csum"), std::string::npos);
+  EXPECT_NE(text.find(".note.GNU-stack"), std::string::npos);
+  EXPECT_EQ(text.find("ip_compute_csum"), std::string::npos);
+}
+
+TEST(SourceFile, RejectsSymbolsThatAreNotIdentifiers) {
+  for (const char* bad : {"", "9lives", "csum-partial", "a b", "x;ret"}) {
+    EXPECT_THROW(tuner::renderSource({gen::Params{}, tuner::SourceStyle::Gas, bad, {}, {}}),
+                 gen::ParamsError)
+        << bad;
+  }
+}
+
+}  // namespace
+}  // namespace csumtune

@@ -1,0 +1,12 @@
+// Kernels printed as .S by csumtune, assembled by GNU as and linked into this test binary.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+struct LinkedKernel {
+  const char* params;
+  std::uint32_t (*fn)(const void*, int, std::uint32_t);
+};
+
+const std::vector<LinkedKernel>& linkedKernels();

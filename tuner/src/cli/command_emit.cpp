@@ -1,0 +1,81 @@
+// csumtune emit --params P [--style kernel|gas] [--symbol NAME] [--format s|bin] [-o FILE]
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "atomic_file.hpp"
+#include "commands.hpp"
+#include "csumtune/gen/kernel_program.hpp"
+#include "source_file.hpp"
+
+namespace csumtune::cli {
+namespace {
+
+struct EmitOptions {
+  std::string params;
+  std::string style = "kernel";
+  std::string symbol = "csum_partial";
+  std::string format = "s";
+  std::string output;
+};
+
+void runEmit(const EmitOptions& options) {
+  tuner::SourceRequest request;
+  try {
+    request.params = gen::parseParams(options.params);
+  } catch (const gen::ParamsError& e) {
+    throw UsageError(fmt::format("bad --params '{}': {}", options.params, e.what()));
+  }
+  request.style = options.style == "gas" ? tuner::SourceStyle::Gas : tuner::SourceStyle::Kernel;
+  request.symbol = options.symbol;
+
+  std::string content;
+  try {
+    if (options.format == "bin") {
+      // The function's bytes exactly as the JIT places them.
+      gen::KernelProgram program(request.params);
+      const auto bytes = program.bytes();
+      content.assign(bytes.begin(), bytes.end());
+    } else {
+      content = tuner::renderSource(request);
+    }
+  } catch (const gen::ParamsError& e) {
+    throw UsageError(e.what());
+  }
+
+  if (options.output.empty() || options.output == "-") {
+    if (options.format == "bin" && isatty(STDOUT_FILENO)) {
+      throw UsageError("refusing to write binary to a terminal; use -o FILE");
+    }
+    std::fwrite(content.data(), 1, content.size(), stdout);
+    return;
+  }
+  try {
+    tuner::writeFileAtomically(options.output, content);
+  } catch (const tuner::FileError& e) {
+    throw UsageError(e.what());
+  }
+}
+
+}  // namespace
+
+void addEmitCommand(CLI::App& app) {
+  auto options = std::make_shared<EmitOptions>();
+  auto* cmd = app.add_subcommand(
+      "emit", "Write a kernel as a GNU assembler .S file (kernel or user-space style) or as raw "
+              "machine code identical to the JIT's");
+  cmd->add_option("--params", options->params, "Kernel parameters, e.g. carry=adc,chains=4,unroll=16")
+      ->required();
+  cmd->add_option("--style", options->style, "kernel (Linux arch/x86/lib) or gas (user space)")
+      ->check(CLI::IsMember({"kernel", "gas"}));
+  cmd->add_option("--symbol", options->symbol, "Function name (default csum_partial)");
+  cmd->add_option("--format", options->format, "s (assembler text) or bin (raw bytes)")
+      ->check(CLI::IsMember({"s", "bin"}));
+  cmd->add_option("-o,--output", options->output, "Output file (default: standard output)");
+  cmd->callback([options] { runEmit(*options); });
+}
+
+}  // namespace csumtune::cli

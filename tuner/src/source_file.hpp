@@ -1,0 +1,30 @@
+// A kernel as a complete .S file: printed instructions inside a template, under a comment
+// block that says what it is and how to make it again.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "csumtune/gen/params.hpp"
+
+namespace csumtune::tuner {
+
+enum class SourceStyle { Kernel, Gas };
+
+struct SourceRequest {
+  gen::Params params;
+  SourceStyle style = SourceStyle::Kernel;
+  std::string symbol = "csum_partial";
+  std::optional<std::string> tunedOn;   // CPU, when the params came from a tuning run
+  std::optional<std::string> figures;   // the measurements that chose them
+};
+
+// Throws gen::ParamsError for a bad symbol name or a family the style cannot take.
+std::string renderSource(const SourceRequest& request);
+
+// The command line that regenerates the file.
+std::string regenerateCommand(const SourceRequest& request);
+
+bool isValidSymbol(const std::string& symbol);
+
+}  // namespace csumtune::tuner
