@@ -1,0 +1,1 @@
+#define EXPORT_SYMBOL(name)
