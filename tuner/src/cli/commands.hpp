@@ -23,5 +23,6 @@ class CheckFailed : public std::runtime_error {
 void addCpuCommand(CLI::App& app);
 void addVerifyCommand(CLI::App& app);
 void addEmitCommand(CLI::App& app);
+void addBenchCommand(CLI::App& app);
 
 }  // namespace csumtune::cli

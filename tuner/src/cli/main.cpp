@@ -12,6 +12,7 @@ int main(int argc, char** argv) {
   csumtune::cli::addCpuCommand(app);
   csumtune::cli::addVerifyCommand(app);
   csumtune::cli::addEmitCommand(app);
+  csumtune::cli::addBenchCommand(app);
 
   try {
     app.parse(argc, argv);

@@ -1,0 +1,181 @@
+// csumtune bench [--params P]... [--baseline] [--sizes LIST] [--cache hot|cold]
+//                [--set-size MB] [--offset N] [--repeat N] [--cpu N] [--format F] [-o FILE]
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "atomic_file.hpp"
+#include "commands.hpp"
+#include "csumtune/cpu.hpp"
+#include "csumtune/jit.hpp"
+#include "measure/baselines.hpp"
+#include "measure/placement.hpp"
+#include "report/bench_report.hpp"
+#include "size_lists.hpp"
+#include "verify.hpp"
+
+namespace csumtune::cli {
+namespace {
+
+struct BenchOptions {
+  std::vector<std::string> params;
+  bool baseline = false;
+  std::string sizes = "40,64,576,1500,4096,9000,65536";
+  std::string cache = "hot";
+  int setSizeMb = 256;
+  int offset = 0;
+  int repeat = 1001;
+  int cpu = -1;
+  bool tsc = false;
+  std::string format = "table";
+  std::string output;
+  std::uint64_t seed = 1;
+};
+
+// Compiled kernels must stay alive while timed: they own their code.
+struct KernelSet {
+  std::vector<Kernel> jit;
+  std::vector<tuner::TimedKernel> timed;
+};
+
+KernelSet prepareKernels(const BenchOptions& options) {
+  KernelSet set;
+  std::vector<gen::Params> params;
+  for (const std::string& text : options.params) {
+    try {
+      params.push_back(gen::parseParams(text));
+    } catch (const gen::ParamsError& e) {
+      throw UsageError(fmt::format("bad --params '{}': {}", text, e.what()));
+    }
+  }
+  const bool baselines = options.baseline || params.empty();
+  if (params.empty()) params.push_back(gen::Params{});
+  if (baselines) {
+    set.timed.push_back({tuner::kPlainCName, "", "baseline-c", tuner::plainCChecksum});
+    set.jit.push_back(Jit::compile(tuner::linuxLikeParams()));
+    set.timed.push_back({tuner::kLinuxLikeName, set.jit.back().canonical(), "baseline-linux",
+                         set.jit.back().fn()});
+  }
+  for (const gen::Params& p : params) {
+    set.jit.push_back(Jit::compile(p));  // refuses kernels the CPU cannot run (exit 2)
+    set.timed.push_back({p.toString(), p.toString(), "jit", set.jit.back().fn()});
+  }
+  // Every candidate is proven correct before it is timed.
+  const tuner::VerifyFixture fixture(options.seed);
+  for (const auto& k : set.timed) {
+    const auto outcome = tuner::verifyKernel(k.fn, fixture, tuner::quickPlan(256, options.seed));
+    if (!outcome.ok()) throw CheckFailed(fmt::format("{} is wrong, not timing it: {}", k.name, *outcome.failure));
+  }
+  return set;
+}
+
+void runBench(const BenchOptions& options) {
+  tuner::MeasureConfig config;
+  config.sizes = parseSizes(options.sizes);
+  config.repeat = options.repeat;
+  tuner::WorkloadConfig workloadConfig;
+  workloadConfig.cache = options.cache == "cold" ? tuner::CacheState::Cold : tuner::CacheState::Hot;
+  workloadConfig.setSizeBytes = static_cast<std::size_t>(options.setSizeMb) << 20;
+  workloadConfig.offset = options.offset;
+  workloadConfig.seed = options.seed;
+  const int maxSize = *std::max_element(config.sizes.begin(), config.sizes.end());
+  if (workloadConfig.cache == tuner::CacheState::Cold &&
+      workloadConfig.setSizeBytes < 2 * (static_cast<std::size_t>(maxSize) + 128)) {
+    throw UsageError(fmt::format("--set-size {} MB is too small for {}-byte buffers", options.setSizeMb, maxSize));
+  }
+
+  KernelSet kernels = prepareKernels(options);
+
+  const int cpu = options.cpu >= 0 ? options.cpu : tuner::defaultBenchCpu();
+  if (auto error = tuner::pinToCpu(cpu)) throw UsageError(*error);
+  tuner::BenchSetup setup;
+  setup.pinnedCpu = cpu;
+  setup.warnings = tuner::frequencyWarnings(cpu);
+  for (const auto& w : setup.warnings) std::cerr << "csumtune: warning: " << w << "\n";
+
+  std::string whyNotPerf;
+  auto timer = tuner::makeTimer(options.tsc, &whyNotPerf);
+  if (timer->unit() != "cycles" && !whyNotPerf.empty()) {
+    setup.warnings.push_back("no hardware cycle counter (" + whyNotPerf + "): figures are TSC ticks");
+  }
+  tuner::Workload workload(workloadConfig, static_cast<std::size_t>(maxSize));
+
+  setup.unit = timer->unit();
+  setup.timerSource = timer->source();
+  setup.timerOverhead = timer->overhead();
+  setup.cpu = hostCpu();
+  setup.cache = workloadConfig.cache;
+  setup.setSizeBytes = workload.setSize();
+  setup.offset = options.offset;
+  setup.repeat = options.repeat;
+  setup.sizes = config.sizes;
+
+  const bool progress = isatty(STDERR_FILENO);
+  auto samples = tuner::measureInterleaved(
+      kernels.timed, config, *timer, workload, [&](std::size_t done, std::size_t total) {
+        if (progress) std::fprintf(stderr, "\rbench: %zu/%zu samples", done, total);
+      });
+  if (progress) std::fprintf(stderr, "\r%40s\r", "");
+
+  std::optional<std::string> baseline;
+  if (kernels.timed.front().kind == "baseline-c") {
+    baseline = tuner::kLinuxLikeName;
+  } else if (kernels.timed.size() > 1) {
+    baseline = kernels.timed.front().name;
+  }
+  const auto report = tuner::buildBenchReport(setup, samples, baseline);
+  std::string text;
+  if (options.format == "seed") text = tuner::formatSeed(report);
+  else if (options.format == "json") text = tuner::formatJson(report);
+  else if (options.format == "csv") text = tuner::formatCsv(report);
+  else text = tuner::formatTable(report);
+
+  if (options.output.empty() || options.output == "-") {
+    std::cout << text;
+  } else {
+    try {
+      tuner::writeFileAtomically(options.output, text);
+    } catch (const tuner::FileError& e) {
+      throw UsageError(e.what());
+    }
+  }
+}
+
+}  // namespace
+
+void addBenchCommand(CLI::App& app) {
+  auto options = std::make_shared<BenchOptions>();
+  auto* cmd = app.add_subcommand(
+      "bench", "Time kernels on this CPU (pinned, interleaved, verified first); median ± spread");
+  cmd->add_option("--params", options->params, "Kernel to time (repeatable; default: the default params)");
+  cmd->add_flag("--baseline", options->baseline,
+                "Also time plain C and the Linux-like loop (carry=adc,chains=2,unroll=10) in the same run");
+  cmd->add_option("--sizes", options->sizes, "Buffer lengths in bytes, comma-separated")
+      ->capture_default_str();
+  cmd->add_option("--cache", options->cache, "hot (same buffer) or cold (random positions in a large set)")
+      ->check(CLI::IsMember({"hot", "cold"}))
+      ->capture_default_str();
+  cmd->add_option("--set-size", options->setSizeMb, "Cold set size in MiB")
+      ->check(CLI::Range(1, 4096))
+      ->capture_default_str();
+  cmd->add_option("--offset", options->offset, "Buffer alignment: buf mod 64")
+      ->check(CLI::Range(0, 63))
+      ->capture_default_str();
+  cmd->add_option("--repeat", options->repeat, "Samples per kernel and size")
+      ->check(CLI::Range(5, 100000))
+      ->capture_default_str();
+  cmd->add_option("--cpu", options->cpu, "CPU to pin to (default: the last one this process may use)")
+      ->check(CLI::Range(0, 4095));
+  cmd->add_flag("--tsc", options->tsc, "Use the TSC even when hardware cycles are available");
+  cmd->add_option("--format", options->format, "table, seed (length | Set Sz | iterations | cycles/byte), json, csv")
+      ->check(CLI::IsMember({"table", "seed", "json", "csv"}))
+      ->capture_default_str();
+  cmd->add_option("-o,--output", options->output, "Write to FILE instead of standard output");
+  cmd->add_option("--seed", options->seed, "Seed for data and cold positions")->capture_default_str();
+  cmd->callback([options] { runBench(*options); });
+}
+
+}  // namespace csumtune::cli

@@ -1,0 +1,62 @@
+#include "size_lists.hpp"
+
+#include <charconv>
+
+#include <fmt/format.h>
+
+#include "commands.hpp"
+
+namespace csumtune::cli {
+namespace {
+
+std::vector<std::string> splitCommas(const std::string& text) {
+  std::vector<std::string> items;
+  std::string item;
+  for (char c : text + ",") {
+    if (c == ',') {
+      items.push_back(item);
+      item.clear();
+    } else if (c != ' ') {
+      item += c;
+    }
+  }
+  return items;
+}
+
+int parseLength(const std::string& item) {
+  int value = 0;
+  auto [ptr, ec] = std::from_chars(item.data(), item.data() + item.size(), value);
+  if (item.empty() || ec != std::errc() || ptr != item.data() + item.size() || value < 1 ||
+      value > kMaxBenchLength) {
+    throw UsageError(fmt::format("size '{}' is not a length in 1..{}", item, kMaxBenchLength));
+  }
+  return value;
+}
+
+}  // namespace
+
+std::vector<int> parseSizes(const std::string& text) {
+  std::vector<int> sizes;
+  for (const std::string& item : splitCommas(text)) sizes.push_back(parseLength(item));
+  return sizes;
+}
+
+std::vector<WeightedSize> parseWeightedSizes(const std::string& text) {
+  std::vector<WeightedSize> sizes;
+  for (const std::string& item : splitCommas(text)) {
+    const auto colon = item.find(':');
+    const int size = parseLength(item.substr(0, colon));
+    double weight = 1;
+    if (colon != std::string::npos) {
+      const std::string w = item.substr(colon + 1);
+      auto [ptr, ec] = std::from_chars(w.data(), w.data() + w.size(), weight);
+      if (w.empty() || ec != std::errc() || ptr != w.data() + w.size() || !(weight > 0)) {
+        throw UsageError(fmt::format("weight '{}' in '{}' is not a positive number", w, item));
+      }
+    }
+    sizes.push_back({size, weight});
+  }
+  return sizes;
+}
+
+}  // namespace csumtune::cli

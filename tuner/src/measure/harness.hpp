@@ -1,0 +1,56 @@
+// Timing kernels the way the 2013 thread learned to: pinned, warmed up, many samples of
+// batches long enough to dwarf the clock's own cost (which is measured and subtracted), and
+// all kernels interleaved round by round so that drift hits every kernel alike and two
+// kernels can be compared sample by sample.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "measure/timer.hpp"
+#include "measure/workload.hpp"
+
+namespace csumtune::tuner {
+
+using KernelFn = std::uint32_t (*)(const void* buf, int len, std::uint32_t sum);
+
+struct TimedKernel {
+  std::string name;    // "linux-like", "plain-c", or the canonical params
+  std::string params;  // canonical params (empty for the C baseline)
+  std::string kind;    // "jit", "baseline-c", "baseline-linux"
+  KernelFn fn = nullptr;
+};
+
+struct MeasureConfig {
+  std::vector<int> sizes;
+  int repeat = 101;                 // samples per kernel and size
+  double targetBatchTicks = 100000; // a batch of calls lasts at least this long
+  int warmupBatches = 3;
+};
+
+struct SizeSamples {
+  int size = 0;
+  std::size_t iterations = 0;   // calls per batch (the same for every kernel at this size)
+  std::vector<double> perCall;  // timer units per call, timer overhead subtracted
+};
+
+struct KernelSamples {
+  TimedKernel kernel;
+  std::vector<SizeSamples> sizes;  // in MeasureConfig::sizes order
+};
+
+// Progress: (samples done, samples total).
+using ProgressFn = std::function<void(std::size_t, std::size_t)>;
+
+std::vector<KernelSamples> measureInterleaved(const std::vector<TimedKernel>& kernels,
+                                              const MeasureConfig& config, Timer& timer,
+                                              Workload& workload, const ProgressFn& progress = {});
+
+// One batch: `iterations` calls of `fn` on consecutive workload buffers, chained through
+// the sum argument; returns timer units per call with the overhead subtracted.
+double timeBatch(KernelFn fn, int len, std::size_t iterations, Timer& timer, Workload& workload,
+                 std::size_t& cursor);
+
+}  // namespace csumtune::tuner

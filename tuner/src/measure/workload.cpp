@@ -1,0 +1,61 @@
+#include "measure/workload.hpp"
+
+#include <sys/mman.h>
+
+#include <cerrno>
+#include <cstring>
+#include <random>
+#include <stdexcept>
+#include <string>
+
+namespace csumtune::tuner {
+
+const char* toString(CacheState cache) { return cache == CacheState::Hot ? "hot" : "cold"; }
+
+Workload::Workload(const WorkloadConfig& config, std::size_t maxLength)
+    : config_(config), maxLength_(maxLength) {
+  if (config.offset < 0 || config.offset > 63) throw std::invalid_argument("offset must be 0..63");
+  const std::size_t span = maxLength + 128;
+  if (config.cache == CacheState::Cold && config.setSizeBytes < 2 * span) {
+    throw std::invalid_argument("the cold set must be at least twice the longest length");
+  }
+  if (config.setSizeBytes > (std::size_t{4} << 30)) {
+    throw std::invalid_argument("the cold set is limited to 4096 MB");
+  }
+  mapped_ = config.cache == CacheState::Hot ? span : config.setSizeBytes;
+  void* p = mmap(nullptr, mapped_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) {
+    throw std::runtime_error("cannot map the benchmark buffer: " + std::string(std::strerror(errno)));
+  }
+  base_ = static_cast<std::uint8_t*>(p);
+  // Random bytes in every page: untouched anonymous pages would all map the one zero page.
+  std::uint64_t x = config.seed * 0x9e3779b97f4a7c15ull + 1;
+  for (std::size_t i = 0; i + 8 <= mapped_; i += 8) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    std::memcpy(base_ + i, &x, 8);
+  }
+
+  if (config.cache == CacheState::Hot) {
+    positions_.assign(1, static_cast<std::uint32_t>(64 + config.offset));
+    return;
+  }
+  // 2^20 positions: one cycle touches far more than any last-level cache, so a position
+  // comes round again only after its lines are long gone.
+  std::mt19937_64 rng(config.seed);
+  const std::size_t lines = (mapped_ - span) / 64;
+  std::uniform_int_distribution<std::size_t> line(0, lines - 1);
+  positions_.resize(std::size_t{1} << 20);
+  for (auto& pos : positions_) pos = static_cast<std::uint32_t>(line(rng) * 64 + config.offset);
+}
+
+Workload::~Workload() {
+  if (base_) munmap(base_, mapped_);
+}
+
+std::size_t Workload::setSize() const {
+  return config_.cache == CacheState::Hot ? maxLength_ : mapped_;
+}
+
+}  // namespace csumtune::tuner

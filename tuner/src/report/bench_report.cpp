@@ -1,0 +1,182 @@
+#include "report/bench_report.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "csumtune/gen/kernel_program.hpp"
+
+namespace csumtune::tuner {
+namespace {
+
+std::string setSizeText(const BenchSetup& setup, int size) {
+  if (setup.cache == CacheState::Hot) return fmt::format("{}B hot", size);
+  return fmt::format("{}M", setup.setSizeBytes >> 20);
+}
+
+nlohmann::json summaryJson(const Summary& s) {
+  return {{"median", s.median}, {"min", s.min},     {"max", s.max},
+          {"mean", s.mean},     {"mad", s.mad},     {"q1", s.q1},
+          {"q3", s.q3},         {"iqr", s.iqr},     {"rsd_percent", s.rsdPercent}};
+}
+
+}  // namespace
+
+std::string describeSpeedup(const RatioEstimate& s) {
+  const std::string figures = fmt::format("{:.3f}x [{:.3f}, {:.3f}]", s.median, s.low, s.high);
+  if (!s.significant()) return "no significant difference (" + figures + ")";
+  return figures + (s.median >= 1 ? " faster" : " slower");
+}
+
+BenchReport buildBenchReport(const BenchSetup& setup, const std::vector<KernelSamples>& samples,
+                             const std::optional<std::string>& baselineName) {
+  BenchReport report{setup, {}, {}};
+  const KernelSamples* baseline = nullptr;
+  for (const KernelSamples& k : samples) {
+    if (baselineName && k.kernel.name == *baselineName) baseline = &k;
+    KernelFigures figures{k.kernel, {}};
+    for (const SizeSamples& s : k.sizes) {
+      std::vector<double> perByte;
+      for (double c : s.perCall) perByte.push_back(c / s.size);
+      figures.sizes.push_back({s.size, s.iterations, s.perCall.size(), summarize(perByte),
+                               summarize(s.perCall)});
+    }
+    report.kernels.push_back(std::move(figures));
+  }
+  if (baseline) {
+    for (const KernelSamples& k : samples) {
+      if (&k == baseline) continue;
+      for (std::size_t i = 0; i < k.sizes.size(); ++i) {
+        report.comparisons.push_back({k.kernel.name, baseline->kernel.name, k.sizes[i].size,
+                                      pairedRatio(baseline->sizes[i].perCall, k.sizes[i].perCall)});
+      }
+    }
+  }
+  return report;
+}
+
+std::string formatTable(const BenchReport& r) {
+  const BenchSetup& s = r.setup;
+  std::string out = fmt::format(
+      "{} cache{}, offset {}, {} samples per figure, timer {} ({}; overhead {:.0f} subtracted), "
+      "CPU {} pinned\n",
+      toString(s.cache),
+      s.cache == CacheState::Cold ? fmt::format(" (set {} MiB, random positions)", s.setSizeBytes >> 20) : "",
+      s.offset, s.repeat, s.unit, s.timerSource, s.timerOverhead, s.pinnedCpu);
+  out += fmt::format("cpu: {} (family {:#x} model {:#x} stepping {})\n", s.cpu.brand, s.cpu.family,
+                     s.cpu.model, s.cpu.stepping);
+  for (const auto& w : s.warnings) out += "warning: " + w + "\n";
+  out += "\n";
+  for (std::size_t k = 0; k < r.kernels.size(); ++k) {
+    out += fmt::format("K{} = {}{}\n", k + 1, r.kernels[k].kernel.name,
+                       r.kernels[k].kernel.kind == "jit" ? "" : " (" + r.kernels[k].kernel.kind + ")");
+  }
+  out += fmt::format("\nmedian {}/byte ± MAD, [min]\n{:>7}", s.unit, "bytes");
+  for (std::size_t k = 0; k < r.kernels.size(); ++k) out += fmt::format(" {:>22}", fmt::format("K{}", k + 1));
+  out += "\n";
+  for (std::size_t i = 0; i < s.sizes.size(); ++i) {
+    out += fmt::format("{:>7}", s.sizes[i]);
+    for (const auto& k : r.kernels) {
+      const Summary& f = k.sizes[i].perByte;
+      out += fmt::format(" {:>22}", fmt::format("{:.4f} ±{:.4f} [{:.4f}]", f.median, f.mad, f.min));
+    }
+    out += "\n";
+  }
+  if (!r.comparisons.empty()) {
+    out += fmt::format("\nspeedup vs {} (median of interleaved paired ratios, 95% CI)\n",
+                       r.comparisons.front().baseline);
+    for (const Comparison& c : r.comparisons) {
+      out += fmt::format("{:>7}  {:<48} {}\n", c.size, c.kernel, describeSpeedup(c.speedup));
+    }
+  }
+  return out;
+}
+
+std::string formatSeed(const BenchReport& r) {
+  const std::string unitColumn = r.setup.unit == "cycles" ? "cycles/byte" : r.setup.unit + "/byte";
+  std::string out;
+  for (const KernelFigures& k : r.kernels) {
+    out += fmt::format("{} ({})\n", k.kernel.name, k.kernel.kind);
+    out += fmt::format("{:>8} | {:>10} | {:>10} | {}\n", "length", "Set Sz", "iterations", unitColumn);
+    for (const SizeFigures& f : k.sizes) {
+      out += fmt::format("{:>8} | {:>10} | {:>10} | {:.4f}\n", f.size, setSizeText(r.setup, f.size),
+                         f.iterations * f.samples, f.perByte.median);
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+std::string formatJson(const BenchReport& r) {
+  const BenchSetup& s = r.setup;
+  nlohmann::json features = nlohmann::json::object();
+  for (const auto& f : s.cpu.features) features[f.name] = f.present;
+  nlohmann::json j = {
+      {"schema", "csumtune-bench/1"},
+      {"generator_version", gen::kGeneratorVersion},
+      {"unit", s.unit},
+      {"timer", {{"source", s.timerSource}, {"overhead", s.timerOverhead}}},
+      {"cpu",
+       {{"vendor", s.cpu.vendor},
+        {"brand", s.cpu.brand},
+        {"family", s.cpu.family},
+        {"model", s.cpu.model},
+        {"stepping", s.cpu.stepping},
+        {"microcode", s.cpu.microcode ? nlohmann::json(*s.cpu.microcode) : nlohmann::json()},
+        {"features", features}}},
+      {"pinned_cpu", s.pinnedCpu},
+      {"warnings", s.warnings},
+      {"workload",
+       {{"cache", toString(s.cache)},
+        {"set_size_bytes", s.setSizeBytes},
+        {"offset", s.offset},
+        {"repeat", s.repeat},
+        {"sizes", s.sizes}}},
+  };
+  nlohmann::json kernels = nlohmann::json::array();
+  for (const KernelFigures& k : r.kernels) {
+    nlohmann::json sizes = nlohmann::json::array();
+    for (const SizeFigures& f : k.sizes) {
+      sizes.push_back({{"size", f.size},
+                       {"iterations", f.iterations},
+                       {"samples", f.samples},
+                       {"per_byte", summaryJson(f.perByte)},
+                       {"per_call", summaryJson(f.perCall)}});
+    }
+    kernels.push_back({{"name", k.kernel.name},
+                       {"params", k.kernel.params},
+                       {"kind", k.kernel.kind},
+                       {"results", sizes}});
+  }
+  j["kernels"] = kernels;
+  nlohmann::json comparisons = nlohmann::json::array();
+  for (const Comparison& c : r.comparisons) {
+    comparisons.push_back({{"kernel", c.kernel},
+                           {"baseline", c.baseline},
+                           {"size", c.size},
+                           {"speedup", c.speedup.median},
+                           {"ci_low", c.speedup.low},
+                           {"ci_high", c.speedup.high},
+                           {"confidence", c.speedup.confidence},
+                           {"significant", c.speedup.significant()}});
+  }
+  j["comparisons"] = comparisons;
+  return j.dump(2) + "\n";
+}
+
+std::string formatCsv(const BenchReport& r) {
+  std::string out =
+      "kernel,kind,size,unit,cache,set_size_bytes,iterations,samples,median_per_byte,min_per_byte,"
+      "mad_per_byte,iqr_per_byte,rsd_percent,median_per_call\n";
+  for (const KernelFigures& k : r.kernels) {
+    for (const SizeFigures& f : k.sizes) {
+      out += fmt::format("\"{}\",{},{},{},{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.3f},{:.2f}\n",
+                         k.kernel.name, k.kernel.kind, f.size, r.setup.unit, toString(r.setup.cache),
+                         r.setup.setSizeBytes, f.iterations, f.samples, f.perByte.median,
+                         f.perByte.min, f.perByte.mad, f.perByte.iqr, f.perByte.rsdPercent,
+                         f.perCall.median);
+    }
+  }
+  return out;
+}
+
+}  // namespace csumtune::tuner

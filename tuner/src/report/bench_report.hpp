@@ -1,0 +1,68 @@
+// bench results: figures per kernel and size, comparisons against a baseline, and the four
+// output formats (table, the 2013 thread's "seed" table, JSON, CSV).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "csumtune/cpu.hpp"
+#include "measure/harness.hpp"
+#include "measure/stats.hpp"
+
+namespace csumtune::tuner {
+
+struct BenchSetup {
+  std::string unit;         // "cycles" or "tsc-ticks"
+  std::string timerSource;
+  double timerOverhead = 0; // timer units, subtracted from every batch
+  CpuIdentity cpu;
+  int pinnedCpu = -1;
+  std::vector<std::string> warnings;
+  CacheState cache = CacheState::Hot;
+  std::size_t setSizeBytes = 0;
+  int offset = 0;
+  int repeat = 0;
+  std::vector<int> sizes;
+};
+
+struct SizeFigures {
+  int size = 0;
+  std::size_t iterations = 0;
+  std::size_t samples = 0;
+  Summary perByte;
+  Summary perCall;
+};
+
+struct KernelFigures {
+  TimedKernel kernel;
+  std::vector<SizeFigures> sizes;
+};
+
+struct Comparison {
+  std::string kernel;
+  std::string baseline;
+  int size = 0;
+  RatioEstimate speedup;  // baseline time / kernel time: > 1 means the kernel is faster
+};
+
+struct BenchReport {
+  BenchSetup setup;
+  std::vector<KernelFigures> kernels;
+  std::vector<Comparison> comparisons;
+};
+
+// Figures from raw samples; every kernel other than `baselineName` is compared with it
+// (when it is among the kernels).
+BenchReport buildBenchReport(const BenchSetup& setup, const std::vector<KernelSamples>& samples,
+                             const std::optional<std::string>& baselineName);
+
+std::string formatTable(const BenchReport& report);
+std::string formatSeed(const BenchReport& report);
+std::string formatJson(const BenchReport& report);
+std::string formatCsv(const BenchReport& report);
+
+// "1.23x faster [1.20, 1.25]" or "no significant difference (0.99x [0.97, 1.01])".
+std::string describeSpeedup(const RatioEstimate& speedup);
+
+}  // namespace csumtune::tuner
