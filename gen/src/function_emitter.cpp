@@ -1,19 +1,28 @@
 // The shape of every kernel, whatever its carry family:
 //
 //   eax = sum; if (len <= 0) return            -- reads nothing
+//   zero the second accumulator
+//   if (block > 64 && len < 64) { 32..1-byte tails on rax/rcx; fold; return }   -- no pushes
 //   push callee-saved registers the plan needs
-//   zero the other accumulators and counters
-//   while (remaining >= block) { prefetch; body; advance }      -- body per carry family
+//   if (len >= block) {                        -- shorter buffers skip all of this
+//       zero the other accumulators and counters
+//       do { prefetch; body; advance } while (remaining >= block)   -- body per carry family
+//       fold accumulators 2.. and counters into rax (one add/adc chain)
+//   }
 //   remaining %= block
 //   for each power-of-two word count w below the block, largest first:
-//       if (remaining & 8w) { w words as add/adc blocks spread over the accumulators }
+//       if (remaining & 8w) { w words as add/adc blocks on the first two accumulators }
 //   if (remaining & 4) / (& 2) / (& 1): zero-extending loads, add/adc into rax
-//   fold accumulators and counters into rax with one add/adc chain, then 64 -> 32 bits
+//   fold the second accumulator into rax, then 64 -> 32 bits
 //   pop, return
+//
+// A buffer shorter than one block (the 40-byte header of the 2013 thread) so costs the same
+// whatever the loop's width: no zeroing, no folding of accumulators it never touched.
 //
 // The tails go through the buffer in address order from a word boundary relative to the
 // start, so an odd last byte lands in the low half of a 16-bit word, as the contract says,
 // and no load ever reaches past buf + len.
+#include <algorithm>
 #include <bit>
 
 #include "emit_context.hpp"
@@ -43,32 +52,56 @@ void emitPrefetches(EmitContext& ctx) {
   }
 }
 
+// Accumulators 2.. and the carry counters into rax: one add/adc chain closed by adc $0.
+void emitFoldExtras(EmitContext& ctx) {
+  const auto& regs = ctx.regs;
+  const Gp& acc0 = regs.accumulators.front();
+  std::vector<Gp> extras;
+  if (regs.accumulators.size() > 2) extras.assign(regs.accumulators.begin() + 2, regs.accumulators.end());
+  extras.insert(extras.end(), regs.carryCounters.begin(), regs.carryCounters.end());
+  for (std::size_t i = 0; i < extras.size(); ++i) {
+    if (i == 0) {
+      ctx.b.add(acc0, extras[i]);
+    } else {
+      ctx.b.adc(acc0, extras[i]);
+    }
+  }
+  if (!extras.empty()) ctx.b.adc(acc0, 0);
+}
+
 void emitMainLoop(EmitContext& ctx) {
+  const auto& regs = ctx.regs;
   const int block = ctx.params.blockBytes();
-  const Gp& remaining = ctx.regs.remaining;
+  const Gp& remaining = regs.remaining;
   Label loop = ctx.b.newLabel();
-  Label done = ctx.b.newLabel();
+  Label tails = ctx.b.newLabel();
 
   // remaining - block borrows exactly when fewer than `block` bytes are left.
   ctx.b.sub(remaining, block);
-  ctx.b.jb(done);
+  ctx.b.jb(tails);
+  for (std::size_t i = 2; i < regs.accumulators.size(); ++i) {
+    ctx.b.xor_(regs.accumulators[i].r32(), regs.accumulators[i].r32());
+  }
+  for (const Gp& counter : regs.carryCounters) ctx.b.xor_(counter.r32(), counter.r32());
   ctx.b.bind(loop);
   emitPrefetches(ctx);
   emitMainLoopBody(ctx);
   // Every family closes its carry chains inside the body, so these may write flags.
-  ctx.b.add(ctx.regs.buffer, block);
+  ctx.b.add(regs.buffer, block);
   ctx.b.sub(remaining, block);
   ctx.b.jae(loop);
-  ctx.b.bind(done);
+  emitFoldExtras(ctx);
+  ctx.b.bind(tails);
   // remaining now holds (bytes left) - block. For a power-of-two block the low bits the
   // tails test are already right; otherwise add the block back.
   if (!std::has_single_bit(static_cast<unsigned>(block))) ctx.b.add(remaining, block);
 }
 
-// `words` 8-byte words (a power of two) as up to `chains` independent add/adc blocks.
+// `words` 8-byte words (a power of two) as up to two independent add/adc blocks (on the
+// first two accumulators, the only ones a short buffer has).
 void emitWordTail(EmitContext& ctx, int words) {
   const auto& accs = ctx.regs.accumulators;
-  const int blocks = std::min<int>(static_cast<int>(accs.size()), words);
+  const int blocks = std::min({static_cast<int>(accs.size()), 2, words});
   int disp = 0;
   for (int i = 0; i < blocks; ++i) {
     const int count = words / blocks + (i < words % blocks ? 1 : 0);
@@ -77,18 +110,19 @@ void emitWordTail(EmitContext& ctx, int words) {
   }
 }
 
-void emitTails(EmitContext& ctx) {
-  const int block = ctx.params.blockBytes();
+// The remainder below `topBytes * 2`, tested bit by bit from `topBytes` down.
+void emitTails(EmitContext& ctx, int topBytes, const Gp& scratch) {
   const Gp remaining32 = ctx.regs.remaining.r32();
   const Gp& buffer = ctx.regs.buffer;
   const Gp& acc0 = ctx.regs.accumulators.front();
-  const Gp& scratch = ctx.regs.scratch;
 
-  for (int bytes = static_cast<int>(std::bit_floor(static_cast<unsigned>(block - 1))); bytes >= 8;
-       bytes /= 2) {
+  for (int bytes = topBytes; bytes >= 8; bytes /= 2) {
     Label skip = ctx.b.newLabel();
     ctx.b.test(remaining32, bytes);
-    ctx.b.jz(skip);
+    // At most 16 words on two chains (about 80 bytes of code) lie in between: a short jump
+    // always reaches, and keeps the path of a short buffer compact. (asmjit refuses to
+    // encode a short jump that does not reach, so this cannot go wrong silently.)
+    ctx.b.short_().jz(skip);
     emitWordTail(ctx, bytes / 8);
     ctx.b.add(buffer, bytes);
     ctx.b.bind(skip);
@@ -103,7 +137,7 @@ void emitTails(EmitContext& ctx) {
   for (const Piece& piece : pieces) {
     Label skip = ctx.b.newLabel();
     ctx.b.test(remaining32, piece.bytes);
-    ctx.b.jz(skip);
+    ctx.b.short_().jz(skip);
     if (piece.bytes == 4) {
       ctx.b.mov(scratch.r32(), piece.at);
     } else {
@@ -116,24 +150,19 @@ void emitTails(EmitContext& ctx) {
   }
 }
 
-// All accumulators and carry counters into rax, then 64 -> 32 bits with end-around carry.
+// The second accumulator into rax, then 64 -> 32 bits with end-around carry. The byte count
+// is dead by now and serves as the temporary (a caller-saved register on every path).
 void emitFold(EmitContext& ctx) {
   const auto& regs = ctx.regs;
   const Gp& acc0 = regs.accumulators.front();
-  std::vector<Gp> rest(regs.accumulators.begin() + 1, regs.accumulators.end());
-  rest.insert(rest.end(), regs.carryCounters.begin(), regs.carryCounters.end());
-  for (std::size_t i = 0; i < rest.size(); ++i) {
-    if (i == 0) {
-      ctx.b.add(acc0, rest[i]);
-    } else {
-      ctx.b.adc(acc0, rest[i]);
-    }
+  const Gp& temp = regs.remaining;
+  if (regs.accumulators.size() > 1) {
+    ctx.b.add(acc0, regs.accumulators[1]);
+    ctx.b.adc(acc0, 0);
   }
-  if (!rest.empty()) ctx.b.adc(acc0, 0);
-
-  ctx.b.mov(regs.scratch, acc0);
-  ctx.b.shr(regs.scratch, 32);
-  ctx.b.add(acc0.r32(), regs.scratch.r32());
+  ctx.b.mov(temp, acc0);
+  ctx.b.shr(temp, 32);
+  ctx.b.add(acc0.r32(), temp.r32());
   ctx.b.adc(acc0.r32(), 0);
 }
 
@@ -153,26 +182,41 @@ void emitAddAdcBlock(EmitContext& ctx, const Gp& acc, int disp, int words) {
 void emitFunction(EmitContext& ctx) {
   const auto& regs = ctx.regs;
   const Gp& acc0 = regs.accumulators.front();
+  const int block = ctx.params.blockBytes();
+  // Buffers under 64 bytes skip the wide loop's remainder tests, pushes and pops: with a
+  // block above 64 bytes they take their own path through the 32..1-byte tails.
+  const bool shortPath = block > 64;
   Label returnSum = ctx.b.newLabel();
+  Label shortBuffer = ctx.b.newLabel();
 
   ctx.b.mov(acc0.r32(), edx);  // acc0 = sum, zero-extended
   ctx.b.test(esi, esi);
   ctx.b.jle(returnSum);
-  for (const Gp& reg : regs.calleeSaved) ctx.b.push(reg);
   ctx.b.mov(esi, esi);  // len > 0: zero-extend it into the 64-bit byte count
-  for (std::size_t i = 1; i < regs.accumulators.size(); ++i) {
-    ctx.b.xor_(regs.accumulators[i].r32(), regs.accumulators[i].r32());
+  if (regs.accumulators.size() > 1) {
+    ctx.b.xor_(regs.accumulators[1].r32(), regs.accumulators[1].r32());
   }
-  for (const Gp& counter : regs.carryCounters) ctx.b.xor_(counter.r32(), counter.r32());
+  if (shortPath) {
+    ctx.b.cmp(esi, 64);
+    ctx.b.jb(shortBuffer);
+  }
+  for (const Gp& reg : regs.calleeSaved) ctx.b.push(reg);
 
   emitMainLoop(ctx);
-  emitTails(ctx);
+  emitTails(ctx, static_cast<int>(std::bit_floor(static_cast<unsigned>(block - 1))), regs.scratch);
   emitFold(ctx);
-
   for (auto it = regs.calleeSaved.rbegin(); it != regs.calleeSaved.rend(); ++it) ctx.b.pop(*it);
   ctx.b.ret();
+
+  if (shortPath) {
+    // Only rax and rcx (the first two accumulators) and rdx (never one of them) are used
+    // here: all caller-saved, so nothing was pushed.
+    ctx.b.bind(shortBuffer);
+    emitTails(ctx, 32, rdx);
+    emitFold(ctx);
+    ctx.b.ret();
+  }
   ctx.b.bind(returnSum);
   ctx.b.ret();
 }
-
 }  // namespace csumtune::gen::detail

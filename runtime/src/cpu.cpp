@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <functional>
@@ -89,6 +91,27 @@ CpuIdentity hostCpu() {
     cpu.features.push_back({row.name, present});
   }
   return cpu;
+}
+
+std::string cpuKey(const CpuIdentity& cpu) {
+  std::string vendor;
+  for (char c : cpu.vendor) {
+    if (std::isalnum(static_cast<unsigned char>(c))) vendor += static_cast<char>(std::tolower(c));
+  }
+  if (vendor == "authenticamd") vendor = "amd";
+  if (vendor == "genuineintel") vendor = "intel";
+  if (vendor.empty()) vendor = "unknown";
+  // FNV-1a over what distinguishes two CPUs of one family/model/stepping.
+  std::uint32_t hash = 2166136261u;
+  auto mix = [&](const std::string& text) {
+    for (unsigned char c : text) hash = (hash ^ c) * 16777619u;
+  };
+  mix(cpu.brand);
+  for (const auto& f : cpu.features) mix(f.name + (f.present ? "+" : "-"));
+  char buffer[96];
+  std::snprintf(buffer, sizeof buffer, "%s-%02x-%02x-%x-%08x", vendor.c_str(), cpu.family, cpu.model,
+                cpu.stepping, hash);
+  return buffer;
 }
 
 bool hostHas(gen::CpuFeature feature) {

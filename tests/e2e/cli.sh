@@ -40,6 +40,41 @@ expect 0 "" -- "$CSUMTUNE" verify --params carry=adc,chains=2,unroll=4 --params 
 expect 0 "" -- "$CSUMTUNE" verify --quick --params carry=add32,chains=1,unroll=2
 expect 0 "" -- "$CSUMTUNE" cpu
 
+# bench: bad input is refused before anything is timed.
+expect 2 "size '0' is not a length" -- "$CSUMTUNE" bench --sizes 0
+expect 2 "size 'abc' is not a length" -- "$CSUMTUNE" bench --sizes 40,abc
+expect 2 "" -- "$CSUMTUNE" bench --cache warm
+expect 2 "" -- "$CSUMTUNE" bench --set-size 0
+expect 2 "" -- "$CSUMTUNE" bench --repeat 2
+expect 2 "" -- "$CSUMTUNE" bench --offset 64
+expect 2 "" -- "$CSUMTUNE" bench --format xml
+expect 2 "adcx needs an even chain count" -- "$CSUMTUNE" bench --params carry=adcx,chains=1
+expect 2 "too small" -- "$CSUMTUNE" bench --cache cold --set-size 1 --sizes 65536 --repeat 5
+expect 2 "needs ADX" -- env CSUMTUNE_DISABLE_FEATURES=ADX "$CSUMTUNE" bench --params carry=adcx,chains=2,unroll=2
+
+# bench output formats (a tiny run: a format check, not a measurement).
+tiny=(bench --baseline --params carry=adc,chains=4,unroll=16 --sizes 64,1500 --repeat 5)
+if "$CSUMTUNE" "${tiny[@]}" --format json 2>/dev/null | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["schema"] == "csumtune-bench/1"
+assert d["unit"] in ("cycles", "tsc-ticks")
+assert [k["name"] for k in d["kernels"]] == ["plain-c", "linux-like", "carry=adc,chains=4,unroll=16,prefetch=0,hint=t0"]
+for k in d["kernels"]:
+    assert [r["size"] for r in k["results"]] == [64, 1500]
+    for r in k["results"]:
+        assert r["samples"] == 5 and r["iterations"] >= 1
+        assert 0 < r["per_byte"]["min"] <= r["per_byte"]["median"]
+assert len(d["comparisons"]) == 4 and all(c["baseline"] == "linux-like" for c in d["comparisons"])
+assert d["workload"]["cache"] == "hot" and d["pinned_cpu"] >= 0
+'; then echo "ok:   bench --format json"; else echo "FAIL: bench --format json"; failures=$((failures + 1)); fi
+out=$("$CSUMTUNE" "${tiny[@]}" --format seed 2>/dev/null)
+[[ $out == *"length |     Set Sz | iterations | "*"/byte"* ]] && echo "ok:   bench --format seed" || { echo "FAIL: seed: $out"; failures=$((failures + 1)); }
+out=$("$CSUMTUNE" "${tiny[@]}" --format csv 2>/dev/null | head -1)
+[[ $out == kernel,kind,size,unit,* ]] && echo "ok:   bench --format csv" || { echo "FAIL: csv: $out"; failures=$((failures + 1)); }
+out=$("$CSUMTUNE" "${tiny[@]}" --cache cold --set-size 16 2>/dev/null)
+[[ $out == *"cold cache (set 16 MiB"*"speedup vs linux-like"* ]] && echo "ok:   bench --cache cold" || { echo "FAIL: cold: $out"; failures=$((failures + 1)); }
+
 # cpu --json is JSON with the fields scripts read.
 if "$CSUMTUNE" cpu --json | python3 -c '
 import json, sys

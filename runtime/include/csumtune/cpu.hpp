@@ -31,6 +31,11 @@ struct CpuIdentity {
 // so a machine can be made to behave like an older one.
 CpuIdentity hostCpu();
 
+// A short stable name for results folders: vendor, family, model, stepping and a hash of
+// brand and feature flags, e.g. "amd-1a-02-1-5c3e9f0a". Machines that can run the same kernels
+// equally share it; results from many machines sit side by side under results/<key>/.
+std::string cpuKey(const CpuIdentity& cpu);
+
 // Whether the host (after CSUMTUNE_DISABLE_FEATURES) has the feature.
 bool hostHas(gen::CpuFeature feature);
 

@@ -30,6 +30,7 @@ struct BenchOptions {
   int repeat = 1001;
   int cpu = -1;
   bool tsc = false;
+  bool latency = false;
   std::string format = "table";
   std::string output;
   std::uint64_t seed = 1;
@@ -76,6 +77,7 @@ void runBench(const BenchOptions& options) {
   tuner::MeasureConfig config;
   config.sizes = parseSizes(options.sizes);
   config.repeat = options.repeat;
+  config.serialize = options.latency;
   tuner::WorkloadConfig workloadConfig;
   workloadConfig.cache = options.cache == "cold" ? tuner::CacheState::Cold : tuner::CacheState::Hot;
   workloadConfig.setSizeBytes = static_cast<std::size_t>(options.setSizeMb) << 20;
@@ -110,6 +112,7 @@ void runBench(const BenchOptions& options) {
   setup.cache = workloadConfig.cache;
   setup.setSizeBytes = workload.setSize();
   setup.offset = options.offset;
+  setup.serialized = options.latency;
   setup.repeat = options.repeat;
   setup.sizes = config.sizes;
 
@@ -169,6 +172,8 @@ void addBenchCommand(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--cpu", options->cpu, "CPU to pin to (default: the last one this process may use)")
       ->check(CLI::Range(0, 4095));
+  cmd->add_flag("--latency", options->latency,
+                "Serialize calls: each buffer address waits for the previous result (no overlap)");
   cmd->add_flag("--tsc", options->tsc, "Use the TSC even when hardware cycles are available");
   cmd->add_option("--format", options->format, "table, seed (length | Set Sz | iterations | cycles/byte), json, csv")
       ->check(CLI::IsMember({"table", "seed", "json", "csv"}))

@@ -19,6 +19,7 @@ nlohmann::json toJson(const CpuIdentity& cpu) {
           {"stepping", cpu.stepping},
           {"microcode", cpu.microcode ? nlohmann::json(*cpu.microcode) : nlohmann::json()},
           {"features", features},
+          {"key", cpuKey(cpu)},
           {"disabled_by_environment", cpu.disabled}};
 }
 
@@ -28,6 +29,7 @@ void printText(const CpuIdentity& cpu) {
   fmt::print("family     {:#x} ({})  model {:#x} ({})  stepping {}\n", cpu.family, cpu.family,
              cpu.model, cpu.model, cpu.stepping);
   fmt::print("microcode  {}\n", cpu.microcode.value_or("(not readable)"));
+  fmt::print("key        {}\n", cpuKey(cpu));
   std::string line;
   for (const auto& f : cpu.features) line += fmt::format("{}{}{}", line.empty() ? "" : " ",
                                                          f.present ? "+" : "-", f.name);

@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "atomic_file.hpp"
 #include "commands.hpp"
 #include "csumtune/jit.hpp"
 
@@ -13,6 +14,8 @@ int main(int argc, char** argv) {
   csumtune::cli::addVerifyCommand(app);
   csumtune::cli::addEmitCommand(app);
   csumtune::cli::addBenchCommand(app);
+  int exitCode = 0;
+  csumtune::cli::addTuneCommand(app, exitCode);
 
   try {
     app.parse(argc, argv);
@@ -29,6 +32,9 @@ int main(int argc, char** argv) {
   } catch (const csumtune::Error& e) {
     std::cerr << "csumtune: " << e.what() << "\n";
     return e.kind() == csumtune::Error::Kind::Codegen ? 1 : 2;
+  } catch (const csumtune::tuner::FileError& e) {
+    std::cerr << "csumtune: " << e.what() << "\n";
+    return 2;
   } catch (const csumtune::cli::CheckFailed& e) {
     std::cerr << "csumtune: " << e.what() << "\n";
     return 1;
@@ -36,5 +42,5 @@ int main(int argc, char** argv) {
     std::cerr << "csumtune: internal error: " << e.what() << "\n";
     return 1;
   }
-  return 0;
+  return exitCode;
 }

@@ -4,18 +4,28 @@
 #include <cmath>
 
 namespace csumtune::tuner {
+namespace {
+// Zero, but the compiler cannot know it: `sum & gSerialize` makes each call's buffer
+// address depend on the previous call's result.
+volatile std::uint32_t gSerialize = 0;
+}  // namespace
 
 double timeBatch(KernelFn fn, int len, std::size_t iterations, Timer& timer, Workload& workload,
-                 std::size_t& cursor) {
+                 std::size_t& cursor, bool serialize) {
   const std::uint8_t* base = workload.base();
   const std::uint32_t* positions = workload.positions();
   const std::size_t mask = workload.mask();
+  const std::uint32_t dependency = serialize ? gSerialize : 0;
   std::uint32_t sum = 0;
   std::size_t at = cursor;
   const std::uint64_t start = timer.start();
   for (std::size_t i = 0; i < iterations; ++i) {
-    // Chaining the sum keeps every call alive and orders them as a caller's would.
-    sum = fn(base + positions[at++ & mask], len, sum);
+    // Each result is the next call's initial sum (a caller accumulating a checksum). With
+    // `serialize`, the next buffer's address also waits for the result, so out-of-order
+    // execution cannot overlap calls (or, cold, their cache misses): a call's latency.
+    const std::uint8_t* buf = base + positions[at++ & mask];
+    if (serialize) buf += (sum & dependency);
+    sum = fn(buf, len, sum);
   }
   const std::uint64_t stop = timer.stop();
   cursor = at;
@@ -33,7 +43,7 @@ std::size_t calibrate(const std::vector<TimedKernel>& kernels, int len, const Me
   double fastest = 1e300;
   for (const TimedKernel& k : kernels) {
     double best = 1e300;
-    for (int i = 0; i < 5; ++i) best = std::min(best, timeBatch(k.fn, len, 16, timer, workload, cursor));
+    for (int i = 0; i < 5; ++i) best = std::min(best, timeBatch(k.fn, len, 16, timer, workload, cursor, config.serialize));
     fastest = std::min(fastest, best);
   }
   const double iterations = std::ceil(config.targetBatchTicks / std::max(fastest, 1.0));
@@ -60,7 +70,8 @@ std::vector<KernelSamples> measureInterleaved(const std::vector<TimedKernel>& ke
     for (auto& r : results) {
       r.sizes[s].iterations = iterations[s];
       for (int w = 0; w < config.warmupBatches; ++w) {
-        timeBatch(r.kernel.fn, config.sizes[s], iterations[s], timer, workload, cursor);
+        timeBatch(r.kernel.fn, config.sizes[s], iterations[s], timer, workload, cursor,
+                  config.serialize);
       }
     }
   }
@@ -73,7 +84,8 @@ std::vector<KernelSamples> measureInterleaved(const std::vector<TimedKernel>& ke
       for (std::size_t j = 0; j < results.size(); ++j) {
         auto& r = results[(j + static_cast<std::size_t>(round)) % results.size()];
         r.sizes[s].perCall.push_back(
-            timeBatch(r.kernel.fn, config.sizes[s], iterations[s], timer, workload, cursor));
+            timeBatch(r.kernel.fn, config.sizes[s], iterations[s], timer, workload, cursor,
+                      config.serialize));
         ++done;
       }
       if (progress) progress(done, total);

@@ -28,6 +28,7 @@ struct MeasureConfig {
   int repeat = 101;                 // samples per kernel and size
   double targetBatchTicks = 100000; // a batch of calls lasts at least this long
   int warmupBatches = 3;
+  bool serialize = false;  // latency: each call's buffer address waits for the previous result
 };
 
 struct SizeSamples {
@@ -48,9 +49,10 @@ std::vector<KernelSamples> measureInterleaved(const std::vector<TimedKernel>& ke
                                               const MeasureConfig& config, Timer& timer,
                                               Workload& workload, const ProgressFn& progress = {});
 
-// One batch: `iterations` calls of `fn` on consecutive workload buffers, chained through
-// the sum argument; returns timer units per call with the overhead subtracted.
+// One batch: `iterations` calls of `fn` on consecutive workload buffers, chained through the
+// sum (and, with `serialize`, through the next buffer's address); returns timer units per
+// call with the overhead subtracted.
 double timeBatch(KernelFn fn, int len, std::size_t iterations, Timer& timer, Workload& workload,
-                 std::size_t& cursor);
+                 std::size_t& cursor, bool serialize);
 
 }  // namespace csumtune::tuner

@@ -37,6 +37,8 @@ class Workload {
   std::size_t mask() const { return positions_.size() - 1; }
   // Bytes the workload spans (the "Set Sz" of the 2013 thread's tables).
   std::size_t setSize() const;
+  // The longest call the workload was built for.
+  std::size_t maxLength() const { return maxLength_; }
 
  private:
   WorkloadConfig config_;

@@ -57,11 +57,11 @@ BenchReport buildBenchReport(const BenchSetup& setup, const std::vector<KernelSa
 std::string formatTable(const BenchReport& r) {
   const BenchSetup& s = r.setup;
   std::string out = fmt::format(
-      "{} cache{}, offset {}, {} samples per figure, timer {} ({}; overhead {:.0f} subtracted), "
+      "{} cache{}, offset {}, calls {}, {} samples per figure, timer {} ({}; overhead {:.0f} subtracted), "
       "CPU {} pinned\n",
       toString(s.cache),
       s.cache == CacheState::Cold ? fmt::format(" (set {} MiB, random positions)", s.setSizeBytes >> 20) : "",
-      s.offset, s.repeat, s.unit, s.timerSource, s.timerOverhead, s.pinnedCpu);
+      s.offset, s.serialized ? "serialized (latency)" : "chained through the sum", s.repeat, s.unit, s.timerSource, s.timerOverhead, s.pinnedCpu);
   out += fmt::format("cpu: {} (family {:#x} model {:#x} stepping {})\n", s.cpu.brand, s.cpu.family,
                      s.cpu.model, s.cpu.stepping);
   for (const auto& w : s.warnings) out += "warning: " + w + "\n";
@@ -129,6 +129,7 @@ std::string formatJson(const BenchReport& r) {
        {{"cache", toString(s.cache)},
         {"set_size_bytes", s.setSizeBytes},
         {"offset", s.offset},
+        {"calls", s.serialized ? "serialized" : "chained"},
         {"repeat", s.repeat},
         {"sizes", s.sizes}}},
   };

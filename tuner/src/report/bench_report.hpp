@@ -22,6 +22,7 @@ struct BenchSetup {
   CacheState cache = CacheState::Hot;
   std::size_t setSizeBytes = 0;
   int offset = 0;
+  bool serialized = false;
   int repeat = 0;
   std::vector<int> sizes;
 };

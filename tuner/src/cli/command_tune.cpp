@@ -1,0 +1,264 @@
+// csumtune tune: search the space on this CPU for the fastest correct kernel for a workload.
+//
+//   csumtune tune [--algorithm A] [--budget N] [--time S] [--profile NAME | --sizes LIST]
+//                 [--cache hot|cold] [--kernel-safe] [--out DIR] [--resume] [--seed N] ...
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "atomic_file.hpp"
+#include "commands.hpp"
+#include "csumtune/cpu.hpp"
+#include "csumtune/jit.hpp"
+#include "measure/baselines.hpp"
+#include "measure/placement.hpp"
+#include "report/results_file.hpp"
+#include "report/tune_report.hpp"
+#include "search/drivers.hpp"
+#include "search/finalists.hpp"
+#include "search/host_measurer.hpp"
+#include "size_lists.hpp"
+#include "source_file.hpp"
+#include "verify.hpp"
+
+namespace csumtune::cli {
+namespace {
+
+std::atomic<bool> gInterrupted{false};
+extern "C" void onInterrupt(int) { gInterrupted = true; }
+
+struct TuneOptions {
+  std::string algorithm = "crs2";
+  std::size_t budget = 400;
+  double timeLimit = 100;
+  std::string profile;
+  std::string sizes;
+  std::string cache = "hot";
+  int setSizeMb = 256;
+  bool kernelSafe = false;
+  std::string out;
+  bool resume = false;
+  std::uint64_t seed = 1;
+  std::size_t stall = 0;
+  std::size_t finalists = 5;
+  std::string style = "kernel";
+  bool quiet = false;
+  int cpu = -1;
+  bool requireSpeedup = false;
+};
+
+std::string utcNow() {
+  const std::time_t now = std::time(nullptr);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  return text;
+}
+
+std::string hostName() {
+  char name[256] = "unknown";
+  gethostname(name, sizeof name - 1);
+  return name;
+}
+
+tuner::Profile chooseProfile(const TuneOptions& o) {
+  if (!o.profile.empty() && !o.sizes.empty()) throw UsageError("give --profile or --sizes, not both");
+  if (!o.sizes.empty()) {
+    std::vector<tuner::ProfileEntry> entries;
+    for (const auto& w : parseWeightedSizes(o.sizes)) entries.push_back({w.size, w.weight});
+    return tuner::customProfile(entries);
+  }
+  const std::string name = o.profile.empty() ? "imix" : o.profile;
+  if (auto p = tuner::namedProfile(name)) return *p;
+  std::string names;
+  for (const auto& n : tuner::profileNames()) names += (names.empty() ? "" : ", ") + n;
+  throw UsageError(fmt::format("unknown profile '{}' (expected {})", name, names));
+}
+
+std::string runName(const tuner::Profile& profile, const TuneOptions& o) {
+  return profile.name + (o.cache == "cold" ? "-cold" : "") + (o.kernelSafe ? "-kernel" : "");
+}
+
+void writeOutputs(const tuner::TuneRun& run, const std::string& dir, bool quiet) {
+  tuner::writeFileAtomically(dir + "/results.json", tuner::toJson(run).dump(1) + "\n");
+  std::vector<std::string> plots;
+  if (run.complete) {
+    const auto& winner = run.finalists.front();
+    tuner::SourceRequest request;
+    request.params = winner.params;
+    request.style = run.style == "gas" ? tuner::SourceStyle::Gas : tuner::SourceStyle::Kernel;
+    request.tunedOn = fmt::format("{} ({}, key {}) on {}", run.cpu.brand, run.cpu.vendor, run.cpuKey, run.created);
+    request.figures = fmt::format("profile {} ({} cache): {:.4f} {}/byte, {}", run.profile.name,
+                                  tuner::toString(run.cache), winner.scorePerByte, run.timerUnit,
+                                  tuner::verdict(winner, "linux-like"));
+    tuner::writeFileAtomically(dir + "/winner.S", tuner::renderSource(request));
+    std::string why;
+    plots = tuner::drawPlots(run, dir, &why);
+    if (!why.empty() && !quiet) std::cerr << "csumtune: note: " << why << "\n";
+  }
+  tuner::writeFileAtomically(dir + "/report.md", tuner::renderTuneReport(run, plots));
+}
+
+int runTune(const TuneOptions& o) {
+  const tuner::Profile profile = chooseProfile(o);
+  if (!tuner::isKnownAlgorithm(o.algorithm)) {
+    std::string names;
+    for (const auto& n : tuner::algorithmNames()) names += (names.empty() ? "" : ", ") + n;
+    throw UsageError(fmt::format("unknown algorithm '{}' (expected {})", o.algorithm, names));
+  }
+  const int cpu = o.cpu >= 0 ? o.cpu : tuner::defaultBenchCpu();
+  if (auto error = tuner::pinToCpu(cpu)) throw UsageError(*error);
+  const bool progress = !o.quiet && isatty(STDERR_FILENO);
+  if (!o.quiet) {
+    for (const auto& w : tuner::frequencyWarnings(cpu)) std::cerr << "csumtune: warning: " << w << "\n";
+  }
+
+  tuner::TuneRun run;
+  run.created = utcNow();
+  run.host = hostName();
+  run.cpu = hostCpu();
+  run.cpuKey = cpuKey(run.cpu);
+  run.pinnedCpu = cpu;
+  run.profile = profile;
+  run.cache = o.cache == "cold" ? tuner::CacheState::Cold : tuner::CacheState::Hot;
+  run.kernelSafe = o.kernelSafe;
+  run.search = {o.algorithm, o.seed, o.stall};
+  run.budget = o.budget;
+  run.timeLimitSeconds = o.timeLimit;
+  run.reference = tuner::linuxLikeParams().toString();
+  run.style = o.style;
+  const std::string dir = o.out.empty() ? fmt::format("results/{}/{}", run.cpuKey, runName(profile, o)) : o.out;
+
+  std::vector<tuner::Evaluation> earlier;
+  if (o.resume) {
+    try {
+      earlier = tuner::readEvaluationsForResume(dir + "/results.json", run);
+    } catch (const tuner::ResultsError& e) {
+      throw UsageError(e.what());
+    }
+  }
+  try {
+    std::filesystem::create_directories(dir);
+  } catch (const std::exception& e) {
+    throw UsageError(fmt::format("cannot create {}: {}", dir, e.what()));
+  }
+  if (access(dir.c_str(), W_OK) != 0) throw UsageError("cannot write into " + dir);
+
+  auto timer = tuner::makeTimer();
+  run.timerUnit = timer->unit();
+  run.timerSource = timer->source();
+  run.timerOverhead = timer->overhead();
+  tuner::WorkloadConfig workloadConfig;
+  workloadConfig.cache = run.cache;
+  workloadConfig.setSizeBytes = static_cast<std::size_t>(o.setSizeMb) << 20;
+  workloadConfig.seed = o.seed;
+  const auto sizes = profile.sizes();
+  const std::size_t longest = std::max<std::size_t>(65536, static_cast<std::size_t>(*std::max_element(sizes.begin(), sizes.end())));
+  if (run.cache == tuner::CacheState::Cold && workloadConfig.setSizeBytes < 2 * (longest + 128)) {
+    throw UsageError(fmt::format("--set-size {} MB is too small for {}-byte buffers", o.setSizeMb, longest));
+  }
+  tuner::Workload workload(workloadConfig, longest);
+  run.setSizeBytes = workload.setSize();
+
+  tuner::HostMeasurer measurer(profile, *timer, workload, run.measure);
+  const tuner::SearchSpace space(o.kernelSafe);
+  gInterrupted = false;
+  auto previous = std::signal(SIGINT, onInterrupt);
+  tuner::Evaluator evaluator(
+      measurer, {o.budget, o.timeLimit, &gInterrupted}, [&](const tuner::Evaluator& ev) {
+        if (!progress) return;
+        const auto* best = ev.best();
+        std::fprintf(stderr, "\rtune: %zu/%zu evaluations, %.0f s, best %s %.4f  ", ev.uniqueThisRun(),
+                     ev.budget(), ev.elapsedSeconds(), best ? best->params.toString().c_str() : "-",
+                     best ? best->score : 0.0);
+      });
+  evaluator.preload(earlier);
+  if (!o.quiet && !earlier.empty()) {
+    std::cerr << fmt::format("csumtune: resuming with {} earlier evaluations\n", earlier.size());
+  }
+  const auto outcome = tuner::runSearch(space, evaluator, run.search);
+  if (progress) std::fprintf(stderr, "\n");
+  run.evaluations = evaluator.evaluations();
+  run.uniqueThisRun = evaluator.uniqueThisRun();
+  run.revisits = evaluator.revisits();
+  run.elapsedSeconds = evaluator.elapsedSeconds();
+  run.stoppedBecause = outcome.stoppedBecause;
+  run.phases = outcome.phases;
+
+  if (gInterrupted) {
+    writeOutputs(run, dir, o.quiet);
+    std::signal(SIGINT, previous);
+    std::cerr << fmt::format("csumtune: interrupted after {} evaluations; progress saved to {}/results.json "
+                             "(continue with --resume)\n", run.evaluations.size(), dir);
+    return 130;
+  }
+  const auto top = tuner::topEvaluations(run.evaluations, o.finalists);
+  if (top.empty()) {
+    writeOutputs(run, dir, o.quiet);
+    throw CheckFailed("no correct candidate was found; see " + dir + "/results.json");
+  }
+  run.finalists = tuner::remeasureFinalists(top, profile, *timer, workload, run.final);
+  // The winner passes the full correctness plan, not only the quick one every candidate ran.
+  const Kernel winner = Jit::compile(run.finalists.front().params);
+  const tuner::VerifyFixture fixture(o.seed);
+  if (auto verdict = tuner::verifyKernel(winner.fn(), fixture, tuner::fullPlan(o.seed)); !verdict.ok()) {
+    writeOutputs(run, dir, o.quiet);
+    throw CheckFailed("the winner failed the full correctness plan: " + *verdict.failure);
+  }
+  run.sweep = tuner::sweepLengths(run.finalists.front().params, *timer, workload, 101);
+  run.complete = true;
+  run.elapsedSeconds = evaluator.elapsedSeconds();
+  writeOutputs(run, dir, o.quiet);
+  std::signal(SIGINT, previous);
+
+  const auto& w = run.finalists.front();
+  fmt::print("winner   {}\n", w.params.toString());
+  fmt::print("profile  {} ({} cache{}): {:.4f} {}/byte vs linux-like {:.4f}\n", profile.name, tuner::toString(run.cache),
+             o.kernelSafe ? ", kernel-safe" : "", w.scorePerByte, run.timerUnit, w.baselinePerByte);
+  fmt::print("verdict  {}\n", tuner::verdict(w, "linux-like"));
+  fmt::print("search   {}: {} unique evaluations ({} revisits) in {:.1f} s; {}\n", o.algorithm,
+             run.uniqueThisRun, run.revisits, run.elapsedSeconds, run.stoppedBecause);
+  fmt::print("files    {0}/results.json {0}/winner.S {0}/report.md\n", dir);
+  if (o.requireSpeedup && !(w.speedup.significant() && w.speedup.median > 1)) {
+    throw CheckFailed("the winner is not significantly faster than the Linux-like baseline");
+  }
+  return 0;
+}
+
+}  // namespace
+
+void addTuneCommand(CLI::App& app, int& exitCode) {
+  auto o = std::make_shared<TuneOptions>();
+  auto* cmd = app.add_subcommand("tune", "Search for the fastest correct kernel for a workload on this CPU");
+  cmd->add_option("--algorithm", o->algorithm, "crs2, direct-l, sbplx, mlsl (nlopt), random, exhaustive")
+      ->capture_default_str();
+  cmd->add_option("--budget", o->budget, "Unique kernels to measure (revisits are free)")
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
+  cmd->add_option("--time", o->timeLimit, "Stop the search after S seconds (0 = no limit)")
+      ->check(CLI::Range(0.0, 1e7))
+      ->capture_default_str();
+  cmd->add_option("--profile", o->profile, "imix (default), mtu, jumbo, bulk, seed");
+  cmd->add_option("--sizes", o->sizes, "Custom profile: LEN[:WEIGHT],... e.g. 40:7,1500:1");
+  cmd->add_option("--cache", o->cache, "hot or cold")->check(CLI::IsMember({"hot", "cold"}))->capture_default_str();
+  cmd->add_option("--set-size", o->setSizeMb, "Cold set size in MiB")->check(CLI::Range(1, 4096))->capture_default_str();
+  cmd->add_flag("--kernel-safe", o->kernelSafe, "Only kernels the Linux kernel may run (general-purpose registers)");
+  cmd->add_option("--out", o->out, "Output directory (default results/<cpu-key>/<profile>[-cold][-kernel])");
+  cmd->add_flag("--resume", o->resume, "Continue from the output directory's results.json");
+  cmd->add_option("--seed", o->seed, "Seed: the same seed visits the same points in the same order")->capture_default_str();
+  cmd->add_option("--stall", o->stall, "Stop a carry family after N evaluations without improvement (0 = auto)");
+  cmd->add_option("--finalists", o->finalists, "How many of the best to re-measure")->check(CLI::Range(1, 50))->capture_default_str();
+  cmd->add_option("--style", o->style, "winner.S style: kernel or gas")->check(CLI::IsMember({"kernel", "gas"}))->capture_default_str();
+  cmd->add_option("--cpu", o->cpu, "CPU to pin to (default: the last one)")->check(CLI::Range(0, 4095));
+  cmd->add_flag("--quiet", o->quiet, "No progress line or notes on stderr");
+  cmd->add_flag("--require-speedup", o->requireSpeedup, "Exit 1 unless the winner is significantly faster than linux-like");
+  cmd->callback([o, &exitCode] { exitCode = runTune(*o); });
+}
+
+}  // namespace csumtune::cli

@@ -1,0 +1,121 @@
+#include "search/evaluator.hpp"
+
+#include "search/space.hpp"
+
+namespace csumtune::tuner {
+namespace {
+// An optimizer that only proposes known points for this long has converged.
+constexpr std::size_t kMaxRevisitsInARow = 400;
+}  // namespace
+
+const char* toString(EvalStatus status) {
+  switch (status) {
+    case EvalStatus::Ok: return "ok";
+    case EvalStatus::Wrong: return "wrong";
+    case EvalStatus::Refused: return "refused";
+  }
+  return "?";
+}
+
+std::optional<EvalStatus> evalStatusFromString(const std::string& text) {
+  for (auto s : {EvalStatus::Ok, EvalStatus::Wrong, EvalStatus::Refused}) {
+    if (text == toString(s)) return s;
+  }
+  return std::nullopt;
+}
+
+const char* toString(SearchStopped::Why why) {
+  switch (why) {
+    case SearchStopped::Why::Budget: return "budget of unique evaluations used";
+    case SearchStopped::Why::Time: return "time limit reached";
+    case SearchStopped::Why::Interrupted: return "interrupted";
+    case SearchStopped::Why::PhaseBudget: return "family budget used";
+    case SearchStopped::Why::PhaseStall: return "no improvement (stall limit)";
+    case SearchStopped::Why::PhaseRevisits: return "converged (only known points proposed)";
+    case SearchStopped::Why::Exhausted: return "space exhausted";
+  }
+  return "?";
+}
+
+SearchStopped::SearchStopped(Why w) : std::runtime_error(toString(w)), why(w) {}
+
+Evaluator::Evaluator(CandidateMeasurer& measurer, StopRules rules, Progress progress)
+    : measurer_(measurer),
+      rules_(rules),
+      progress_(std::move(progress)),
+      start_(std::chrono::steady_clock::now()) {}
+
+double Evaluator::elapsedSeconds() const {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+}
+
+bool Evaluator::known(const gen::Params& params) const { return byKey_.count(codeKey(params)) > 0; }
+
+void Evaluator::checkGlobalStops() const {
+  if (rules_.interrupted && rules_.interrupted->load()) throw SearchStopped(SearchStopped::Why::Interrupted);
+  if (uniqueThisRun_ >= rules_.budget) throw SearchStopped(SearchStopped::Why::Budget);
+  if (rules_.timeLimitSeconds > 0 && elapsedSeconds() >= rules_.timeLimitSeconds) {
+    throw SearchStopped(SearchStopped::Why::Time);
+  }
+}
+
+void Evaluator::beginPhase(std::size_t budget, std::size_t stall) {
+  phaseLimit_ = budget;
+  phaseStall_ = stall;
+  phaseUnique_ = 0;
+  sinceImprovement_ = 0;
+  revisitsInARow_ = 0;
+  phaseBest_ = std::numeric_limits<double>::infinity();
+}
+
+void Evaluator::preload(const std::vector<Evaluation>& earlier) {
+  for (Evaluation e : earlier) {
+    const std::string key = codeKey(e.params);
+    if (byKey_.count(key)) continue;
+    e.index = evaluations_.size();
+    e.resumed = true;
+    byKey_[key] = evaluations_.size();
+    evaluations_.push_back(std::move(e));
+  }
+}
+
+double Evaluator::operator()(const gen::Params& params) {
+  checkGlobalStops();
+  const std::string key = codeKey(params);
+  if (auto it = byKey_.find(key); it != byKey_.end()) {
+    ++revisits_;
+    const double score = evaluations_[it->second].score;
+    phaseBest_ = std::min(phaseBest_, score);
+    if (++revisitsInARow_ > kMaxRevisitsInARow) throw SearchStopped(SearchStopped::Why::PhaseRevisits);
+    return score;
+  }
+  if (phaseLimit_ && phaseUnique_ >= phaseLimit_) throw SearchStopped(SearchStopped::Why::PhaseBudget);
+  if (phaseStall_ && sinceImprovement_ >= phaseStall_) throw SearchStopped(SearchStopped::Why::PhaseStall);
+
+  Evaluation e = measurer_.measure(canonicalCode(params));
+  e.index = evaluations_.size();
+  e.params = canonicalCode(params);
+  byKey_[key] = evaluations_.size();
+  evaluations_.push_back(e);
+  ++uniqueThisRun_;
+  ++phaseUnique_;
+  revisitsInARow_ = 0;
+  if (e.score < phaseBest_) {
+    phaseBest_ = e.score;
+    sinceImprovement_ = 0;
+  } else {
+    ++sinceImprovement_;
+  }
+  if (progress_) progress_(*this);
+  return e.score;
+}
+
+const Evaluation* Evaluator::best() const {
+  const Evaluation* best = nullptr;
+  for (const Evaluation& e : evaluations_) {
+    if (e.status == EvalStatus::Ok && (!best || e.score < best->score)) best = &e;
+  }
+  return best;
+}
+
+}  // namespace csumtune::tuner

@@ -1,0 +1,95 @@
+#include "search/finalists.hpp"
+
+#include <algorithm>
+
+#include "csumtune/jit.hpp"
+#include "measure/baselines.hpp"
+
+namespace csumtune::tuner {
+
+std::vector<Evaluation> topEvaluations(const std::vector<Evaluation>& all, std::size_t count) {
+  std::vector<Evaluation> ok;
+  for (const Evaluation& e : all) {
+    if (e.status == EvalStatus::Ok) ok.push_back(e);
+  }
+  std::sort(ok.begin(), ok.end(), [](const auto& a, const auto& b) { return a.score < b.score; });
+  if (ok.size() > count) ok.resize(count);
+  return ok;
+}
+
+std::vector<FinalistResult> remeasureFinalists(const std::vector<Evaluation>& finalists,
+                                               const Profile& profile, Timer& timer,
+                                               Workload& workload, const FinalSettings& settings) {
+  std::vector<Kernel> kernels;
+  std::vector<TimedKernel> timed;
+  kernels.push_back(Jit::compile(linuxLikeParams()));
+  timed.push_back({kLinuxLikeName, kernels.back().canonical(), "baseline-linux", kernels.back().fn()});
+  for (const Evaluation& e : finalists) {
+    kernels.push_back(Jit::compile(e.params));
+    timed.push_back({e.params.toString(), e.params.toString(), "jit", kernels.back().fn()});
+  }
+  MeasureConfig config;
+  config.sizes = profile.sizes();
+  config.repeat = settings.repeat;
+  config.targetBatchTicks = settings.targetBatchTicks;
+  const auto samples = measureInterleaved(timed, config, timer, workload);
+
+  // Profile time per round: the weighted sum over sizes of that round's samples.
+  auto roundTotals = [&](const KernelSamples& k) {
+    std::vector<double> totals(static_cast<std::size_t>(settings.repeat), 0.0);
+    for (std::size_t i = 0; i < config.sizes.size(); ++i) {
+      for (std::size_t r = 0; r < totals.size(); ++r) {
+        totals[r] += profile.entries[i].weight * k.sizes[i].perCall[r];
+      }
+    }
+    return totals;
+  };
+  double bytes = 0;
+  for (const auto& e : profile.entries) bytes += e.weight * e.size;
+  const auto baselineTotals = roundTotals(samples[0]);
+
+  std::vector<FinalistResult> results;
+  for (std::size_t f = 0; f < finalists.size(); ++f) {
+    const KernelSamples& k = samples[f + 1];
+    FinalistResult r;
+    r.params = finalists[f].params;
+    r.searchScore = finalists[f].score;
+    const auto totals = roundTotals(k);
+    r.scorePerByte = summarize(totals).median / bytes;
+    r.baselinePerByte = summarize(baselineTotals).median / bytes;
+    r.speedup = pairedRatio(baselineTotals, totals);
+    for (std::size_t i = 0; i < config.sizes.size(); ++i) {
+      const int size = config.sizes[i];
+      r.sizes.push_back({size, summarize(k.sizes[i].perCall).median / size,
+                         summarize(samples[0].sizes[i].perCall).median / size,
+                         pairedRatio(samples[0].sizes[i].perCall, k.sizes[i].perCall)});
+    }
+    results.push_back(std::move(r));
+  }
+  std::sort(results.begin(), results.end(),
+            [](const auto& a, const auto& b) { return a.scorePerByte < b.scorePerByte; });
+  return results;
+}
+
+std::vector<SweepPoint> sweepLengths(const gen::Params& winner, Timer& timer, Workload& workload,
+                                     int repeat) {
+  const Kernel baseline = Jit::compile(linuxLikeParams());
+  const Kernel kernel = Jit::compile(winner);
+  MeasureConfig config;
+  for (int size : {40, 64, 128, 256, 576, 1024, 1500, 2048, 4096, 9000, 16384, 32768, 65536}) {
+    if (static_cast<std::size_t>(size) <= workload.maxLength()) config.sizes.push_back(size);
+  }
+  config.repeat = repeat;
+  const auto samples = measureInterleaved(
+      {{kLinuxLikeName, "", "baseline-linux", baseline.fn()}, {"winner", "", "jit", kernel.fn()}},
+      config, timer, workload);
+  std::vector<SweepPoint> points;
+  for (std::size_t i = 0; i < config.sizes.size(); ++i) {
+    const int size = config.sizes[i];
+    points.push_back({size, summarize(samples[1].sizes[i].perCall).median / size,
+                      summarize(samples[0].sizes[i].perCall).median / size});
+  }
+  return points;
+}
+
+}  // namespace csumtune::tuner
