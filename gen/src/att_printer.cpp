@@ -63,6 +63,7 @@ const std::map<InstId, Form>& vocabulary() {
   static const std::map<InstId, Form> table{
       {x86::Inst::kIdAdd, Form::RegReg},   {x86::Inst::kIdAdc, Form::RegReg},
       {x86::Inst::kIdSub, Form::RegReg},   {x86::Inst::kIdXor, Form::RegReg},
+      {x86::Inst::kIdCmp, Form::RegReg},
       {x86::Inst::kIdMov, Form::RegReg},   {x86::Inst::kIdTest, Form::Plain},
       {x86::Inst::kIdLea, Form::Plain},    {x86::Inst::kIdShr, Form::Plain},
       {x86::Inst::kIdPush, Form::Plain},   {x86::Inst::kIdPop, Form::Plain},

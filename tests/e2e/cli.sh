@@ -49,7 +49,7 @@ expect 2 "" -- "$CSUMTUNE" bench --repeat 2
 expect 2 "" -- "$CSUMTUNE" bench --offset 64
 expect 2 "" -- "$CSUMTUNE" bench --format xml
 expect 2 "adcx needs an even chain count" -- "$CSUMTUNE" bench --params carry=adcx,chains=1
-expect 2 "too small" -- "$CSUMTUNE" bench --cache cold --set-size 1 --sizes 65536 --repeat 5
+expect 2 "too small" -- "$CSUMTUNE" bench --cache cold --set-size 1 --sizes 1000000 --repeat 5
 expect 2 "needs ADX" -- env CSUMTUNE_DISABLE_FEATURES=ADX "$CSUMTUNE" bench --params carry=adcx,chains=2,unroll=2
 
 # bench output formats (a tiny run: a format check, not a measurement).
