@@ -24,6 +24,7 @@
 #include "search/drivers.hpp"
 #include "search/finalists.hpp"
 #include "search/host_measurer.hpp"
+#include "search/replay_measurer.hpp"
 #include "size_lists.hpp"
 #include "source_file.hpp"
 #include "verify.hpp"
@@ -52,6 +53,7 @@ struct TuneOptions {
   bool quiet = false;
   int cpu = -1;
   bool requireSpeedup = false;
+  std::string replay;
 };
 
 std::string utcNow() {
@@ -105,7 +107,35 @@ void writeOutputs(const tuner::TuneRun& run, const std::string& dir, bool quiet)
   tuner::writeFileAtomically(dir + "/report.md", tuner::renderTuneReport(run, plots));
 }
 
+// Searches a recorded table instead of the CPU and says how close the search came to the
+// table's optimum, with how many evaluations: the way search algorithms are compared.
+int runReplay(const TuneOptions& o) {
+  std::vector<tuner::Evaluation> table;
+  try {
+    table = tuner::readEvaluations(o.replay);
+  } catch (const tuner::ResultsError& e) {
+    throw UsageError(e.what());
+  }
+  tuner::ReplayMeasurer measurer(table);
+  const tuner::Evaluation* optimum = measurer.optimum();
+  if (!optimum) throw UsageError(o.replay + " holds no correct evaluation to replay");
+  const tuner::SearchSpace space(o.kernelSafe);
+  tuner::Evaluator evaluator(measurer, {o.budget, o.timeLimit, nullptr});
+  const auto outcome = tuner::runSearch(space, evaluator, {o.algorithm, o.seed, o.stall});
+  const tuner::Evaluation* best = evaluator.best();
+  const double gap = best ? 100.0 * (best->score / optimum->score - 1.0) : 100.0;
+  fmt::print(
+      "algorithm={} seed={} budget={} unique={} revisits={} table={} fraction={:.4f} best={} "
+      "score={:.5f} optimum={} optimum_score={:.5f} gap_percent={:.3f} rank={} stopped=\"{}\"\n",
+      o.algorithm, o.seed, o.budget, evaluator.uniqueThisRun(), evaluator.revisits(), measurer.size(),
+      double(evaluator.uniqueThisRun()) / double(measurer.size()), best ? best->params.toString() : "none",
+      best ? best->score : 0.0, optimum->params.toString(), optimum->score, gap,
+      best ? measurer.rankOf(best->score) : 0, outcome.stoppedBecause);
+  return 0;
+}
+
 int runTune(const TuneOptions& o) {
+  if (!o.replay.empty()) return runReplay(o);
   const tuner::Profile profile = chooseProfile(o);
   if (!tuner::isKnownAlgorithm(o.algorithm)) {
     std::string names;
@@ -258,6 +288,9 @@ void addTuneCommand(CLI::App& app, int& exitCode) {
   cmd->add_option("--cpu", o->cpu, "CPU to pin to (default: the last one)")->check(CLI::Range(0, 4095));
   cmd->add_flag("--quiet", o->quiet, "No progress line or notes on stderr");
   cmd->add_flag("--require-speedup", o->requireSpeedup, "Exit 1 unless the winner is significantly faster than linux-like");
+  cmd->add_option("--replay", o->replay,
+                  "Search the evaluations recorded in FILE (an exhaustive run's results.json) instead "
+                  "of measuring; print how close the search came to the table's optimum");
   cmd->callback([o, &exitCode] { exitCode = runTune(*o); });
 }
 

@@ -147,20 +147,57 @@ json toJson(const TuneRun& run) {
   return j;
 }
 
-std::vector<Evaluation> readEvaluationsForResume(const std::string& path, const TuneRun& current) {
+namespace {
+
+json readResultsJson(const std::string& path, const char* purpose) {
   std::ifstream in(path);
-  if (!in) throw ResultsError("cannot --resume: " + path + " does not exist or is unreadable");
+  if (!in) throw ResultsError(fmt::format("cannot {}: {} does not exist or is unreadable", purpose, path));
   json j;
   try {
     j = json::parse(in);
   } catch (const json::exception& e) {
-    throw ResultsError("cannot --resume: " + path + " is not valid JSON (" + e.what() + ")");
+    throw ResultsError(fmt::format("cannot {}: {} is not valid JSON ({})", purpose, path, e.what()));
   }
+  if (!j.is_object() || j.value("schema", "") != kResultsSchema) {
+    throw ResultsError(fmt::format("cannot {}: {} is not a {} file", purpose, path, kResultsSchema));
+  }
+  return j;
+}
+
+std::vector<Evaluation> evaluationsFromJson(const json& j, const std::string& path, const char* purpose) {
   try {
-    if (j.value("schema", "") != kResultsSchema) {
-      throw ResultsError(fmt::format("cannot --resume: {} has schema '{}', expected '{}'", path,
-                                     j.value("schema", "?"), kResultsSchema));
+    std::vector<Evaluation> out;
+    for (const auto& e : j.at("evaluations")) {
+      Evaluation ev;
+      ev.params = gen::parseParams(e.at("params").get<std::string>());
+      const auto status = evalStatusFromString(e.at("status").get<std::string>());
+      if (!status) throw ResultsError(fmt::format("cannot {}: unknown evaluation status in {}", purpose, path));
+      ev.status = *status;
+      ev.message = e.value("message", "");
+      if (!e.at("score").is_null()) ev.score = e.at("score").get<double>();
+      if (!e.at("score_per_byte").is_null()) ev.scorePerByte = e.at("score_per_byte").get<double>();
+      ev.referencePerByte = e.value("reference_per_byte", 0.0);
+      ev.perCall = e.value("per_call", std::vector<double>{});
+      ev.seconds = e.value("seconds", 0.0);
+      out.push_back(std::move(ev));
     }
+    return out;
+  } catch (const json::exception& e) {
+    throw ResultsError(fmt::format("cannot {}: {} is missing fields ({})", purpose, path, e.what()));
+  } catch (const gen::ParamsError& e) {
+    throw ResultsError(fmt::format("cannot {}: {} holds bad params ({})", purpose, path, e.what()));
+  }
+}
+
+}  // namespace
+
+std::vector<Evaluation> readEvaluations(const std::string& path) {
+  return evaluationsFromJson(readResultsJson(path, "replay"), path, "replay");
+}
+
+std::vector<Evaluation> readEvaluationsForResume(const std::string& path, const TuneRun& current) {
+  const json j = readResultsJson(path, "--resume");
+  try {
     const std::string key = j.at("cpu").at("key").get<std::string>();
     if (key != current.cpuKey) {
       throw ResultsError(fmt::format("cannot --resume: {} was tuned on CPU {}, this is {}", path, key, current.cpuKey));
@@ -178,27 +215,10 @@ std::vector<Evaluation> readEvaluationsForResume(const std::string& path, const 
     if (j.at("search").at("kernel_safe").get<bool>() != current.kernelSafe) {
       throw ResultsError("cannot --resume: " + path + " searched a different space (--kernel-safe differs)");
     }
-    std::vector<Evaluation> out;
-    for (const auto& e : j.at("evaluations")) {
-      Evaluation ev;
-      ev.params = gen::parseParams(e.at("params").get<std::string>());
-      const auto status = evalStatusFromString(e.at("status").get<std::string>());
-      if (!status) throw ResultsError("cannot --resume: unknown evaluation status in " + path);
-      ev.status = *status;
-      ev.message = e.value("message", "");
-      if (!e.at("score").is_null()) ev.score = e.at("score").get<double>();
-      if (!e.at("score_per_byte").is_null()) ev.scorePerByte = e.at("score_per_byte").get<double>();
-      ev.referencePerByte = e.value("reference_per_byte", 0.0);
-      ev.perCall = e.value("per_call", std::vector<double>{});
-      ev.seconds = e.value("seconds", 0.0);
-      out.push_back(std::move(ev));
-    }
-    return out;
   } catch (const json::exception& e) {
-    throw ResultsError("cannot --resume: " + path + " is missing fields (" + e.what() + ")");
-  } catch (const gen::ParamsError& e) {
-    throw ResultsError("cannot --resume: " + path + " holds bad params (" + e.what() + ")");
+    throw ResultsError(fmt::format("cannot --resume: {} is missing fields ({})", path, e.what()));
   }
+  return evaluationsFromJson(j, path, "--resume");
 }
 
 }  // namespace csumtune::tuner

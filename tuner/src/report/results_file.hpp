@@ -59,6 +59,10 @@ class ResultsError : public std::runtime_error {
 
 nlohmann::json toJson(const TuneRun& run);
 
+// The evaluations recorded in a results file of this schema (any CPU, any workload): what
+// `tune --replay` searches again without measuring. Throws ResultsError.
+std::vector<Evaluation> readEvaluations(const std::string& path);
+
 // The evaluations of an earlier run in `path`, after checking that it is a results file of
 // this schema, for the same CPU, profile, cache state and space. Throws ResultsError.
 std::vector<Evaluation> readEvaluationsForResume(const std::string& path, const TuneRun& current);

@@ -80,8 +80,9 @@ void Evaluator::preload(const std::vector<Evaluation>& earlier) {
 }
 
 double Evaluator::operator()(const gen::Params& params) {
-  checkGlobalStops();
+  if (rules_.interrupted && rules_.interrupted->load()) throw SearchStopped(SearchStopped::Why::Interrupted);
   const std::string key = codeKey(params);
+  // Known points cost nothing: they are answered even after the budget is spent.
   if (auto it = byKey_.find(key); it != byKey_.end()) {
     ++revisits_;
     const double score = evaluations_[it->second].score;
@@ -89,6 +90,7 @@ double Evaluator::operator()(const gen::Params& params) {
     if (++revisitsInARow_ > kMaxRevisitsInARow) throw SearchStopped(SearchStopped::Why::PhaseRevisits);
     return score;
   }
+  checkGlobalStops();
   if (phaseLimit_ && phaseUnique_ >= phaseLimit_) throw SearchStopped(SearchStopped::Why::PhaseBudget);
   if (phaseStall_ && sinceImprovement_ >= phaseStall_) throw SearchStopped(SearchStopped::Why::PhaseStall);
 
