@@ -12,14 +12,14 @@ using namespace asmjit;
 
 constexpr std::array<const char*, 16> kGp64{"rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi",
                                             "r8",  "r9",  "r10", "r11", "r12", "r13", "r14", "r15"};
-constexpr std::array<const char*, 16> kGp32{"eax",  "ecx",  "edx",  "ebx",  "esp",  "ebp",
-                                            "esi",  "edi",  "r8d",  "r9d",  "r10d", "r11d",
+constexpr std::array<const char*, 16> kGp32{"eax",  "ecx",  "edx",  "ebx", "esp",  "ebp",
+                                            "esi",  "edi",  "r8d",  "r9d", "r10d", "r11d",
                                             "r12d", "r13d", "r14d", "r15d"};
-constexpr std::array<const char*, 16> kGp16{"ax",   "cx",   "dx",   "bx",   "sp",   "bp",
-                                            "si",   "di",   "r8w",  "r9w",  "r10w", "r11w",
+constexpr std::array<const char*, 16> kGp16{"ax",   "cx",   "dx",   "bx",  "sp",   "bp",
+                                            "si",   "di",   "r8w",  "r9w", "r10w", "r11w",
                                             "r12w", "r13w", "r14w", "r15w"};
-constexpr std::array<const char*, 16> kGp8{"al",   "cl",   "dl",   "bl",   "spl",  "bpl",
-                                           "sil",  "dil",  "r8b",  "r9b",  "r10b", "r11b",
+constexpr std::array<const char*, 16> kGp8{"al",   "cl",   "dl",   "bl",  "spl",  "bpl",
+                                           "sil",  "dil",  "r8b",  "r9b", "r10b", "r11b",
                                            "r12b", "r13b", "r14b", "r15b"};
 
 std::string instName(InstId id) {
@@ -32,49 +32,56 @@ std::string regName(const x86::Gp& reg) {
   const auto id = reg.id();
   if (id >= 16) throw CodegenError("AT&T printer: register id out of range");
   switch (reg.size()) {
-    case 8: return fmt::format("%{}", kGp64[id]);
-    case 4: return fmt::format("%{}", kGp32[id]);
-    case 2: return fmt::format("%{}", kGp16[id]);
-    case 1: return fmt::format("%{}", kGp8[id]);
+    case 8:
+      return fmt::format("%{}", kGp64[id]);
+    case 4:
+      return fmt::format("%{}", kGp32[id]);
+    case 2:
+      return fmt::format("%{}", kGp16[id]);
+    case 1:
+      return fmt::format("%{}", kGp8[id]);
   }
   throw CodegenError("AT&T printer: register of unknown size");
 }
 
 char sizeSuffix(uint32_t bytes) {
   switch (bytes) {
-    case 1: return 'b';
-    case 2: return 'w';
-    case 4: return 'l';
-    case 8: return 'q';
+    case 1:
+      return 'b';
+    case 2:
+      return 'w';
+    case 4:
+      return 'l';
+    case 8:
+      return 'q';
   }
   throw CodegenError(fmt::format("AT&T printer: no suffix for a {}-byte operand", bytes));
 }
 
 // Instructions the generator emits, with how to print them. Anything else is refused.
 enum class Form {
-  Plain,      // mnemonic as asmjit names it; size from the register operand
-  RegReg,     // two-register ALU/mov: may need {load} to keep asmjit's direction
-  Zx,         // movzx: AT&T movz<src><dst>
-  Jump,       // jmp/jcc to a label: may need {disp32}
-  Return,     // ret (or the kernel's RET macro)
+  Plain,   // mnemonic as asmjit names it; size from the register operand
+  RegReg,  // two-register ALU/mov: may need {load} to keep asmjit's direction
+  Zx,      // movzx: AT&T movz<src><dst>
+  Jump,    // jmp/jcc to a label: may need {disp32}
+  Return,  // ret (or the kernel's RET macro)
 };
 
 const std::map<InstId, Form>& vocabulary() {
   static const std::map<InstId, Form> table{
-      {x86::Inst::kIdAdd, Form::RegReg},   {x86::Inst::kIdAdc, Form::RegReg},
-      {x86::Inst::kIdSub, Form::RegReg},   {x86::Inst::kIdXor, Form::RegReg},
-      {x86::Inst::kIdCmp, Form::RegReg},
-      {x86::Inst::kIdMov, Form::RegReg},   {x86::Inst::kIdTest, Form::Plain},
-      {x86::Inst::kIdLea, Form::Plain},    {x86::Inst::kIdShr, Form::Plain},
-      {x86::Inst::kIdPush, Form::Plain},   {x86::Inst::kIdPop, Form::Plain},
-      {x86::Inst::kIdCmovc, Form::Plain},  {x86::Inst::kIdAdcx, Form::Plain},
-      {x86::Inst::kIdAdox, Form::Plain},   {x86::Inst::kIdPrefetcht0, Form::Plain},
-      {x86::Inst::kIdPrefetcht1, Form::Plain}, {x86::Inst::kIdPrefetcht2, Form::Plain},
-      {x86::Inst::kIdPrefetchnta, Form::Plain}, {x86::Inst::kIdMovzx, Form::Zx},
-      {x86::Inst::kIdJmp, Form::Jump},     {x86::Inst::kIdJb, Form::Jump},
-      {x86::Inst::kIdJae, Form::Jump},     {x86::Inst::kIdJz, Form::Jump},
-      {x86::Inst::kIdJnz, Form::Jump},     {x86::Inst::kIdJle, Form::Jump},
-      {x86::Inst::kIdRet, Form::Return},
+      {x86::Inst::kIdAdd, Form::RegReg},       {x86::Inst::kIdAdc, Form::RegReg},
+      {x86::Inst::kIdSub, Form::RegReg},       {x86::Inst::kIdXor, Form::RegReg},
+      {x86::Inst::kIdCmp, Form::RegReg},       {x86::Inst::kIdMov, Form::RegReg},
+      {x86::Inst::kIdTest, Form::Plain},       {x86::Inst::kIdLea, Form::Plain},
+      {x86::Inst::kIdShr, Form::Plain},        {x86::Inst::kIdPush, Form::Plain},
+      {x86::Inst::kIdPop, Form::Plain},        {x86::Inst::kIdCmovc, Form::Plain},
+      {x86::Inst::kIdAdcx, Form::Plain},       {x86::Inst::kIdAdox, Form::Plain},
+      {x86::Inst::kIdPrefetcht0, Form::Plain}, {x86::Inst::kIdPrefetcht1, Form::Plain},
+      {x86::Inst::kIdPrefetcht2, Form::Plain}, {x86::Inst::kIdPrefetchnta, Form::Plain},
+      {x86::Inst::kIdMovzx, Form::Zx},         {x86::Inst::kIdJmp, Form::Jump},
+      {x86::Inst::kIdJb, Form::Jump},          {x86::Inst::kIdJae, Form::Jump},
+      {x86::Inst::kIdJz, Form::Jump},          {x86::Inst::kIdJnz, Form::Jump},
+      {x86::Inst::kIdJle, Form::Jump},         {x86::Inst::kIdRet, Form::Return},
   };
   return table;
 }
@@ -187,8 +194,10 @@ class Printer {
         return options_.kernelReturn ? "RET" : "ret";
       case Form::Jump:
         if (inst->opCount() != 1 || !inst->op(0).isLabel()) {
-          throw CodegenError(fmt::format("AT&T printer: '{}' to something other than a label "
-                                         "(indirect jumps are not allowed)", mnemonic));
+          throw CodegenError(
+              fmt::format("AT&T printer: '{}' to something other than a label "
+                          "(indirect jumps are not allowed)",
+                          mnemonic));
         }
         // asmjit's 2-byte form is rel8; anything longer is rel32, which GNU as would shrink.
         return fmt::format("{}{}\t{}", at.size > 2 ? "{disp32} " : "", mnemonic, ops.front());

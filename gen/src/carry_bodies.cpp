@@ -16,8 +16,7 @@ using namespace asmjit::x86;
 void emitAdcBody(EmitContext& ctx) {
   const int words = ctx.params.unroll / ctx.params.chains;
   for (int c = 0; c < ctx.params.chains; ++c) {
-    emitAddAdcBlock(ctx, ctx.regs.accumulators[static_cast<std::size_t>(c)], c * words * 8,
-                    words);
+    emitAddAdcBlock(ctx, ctx.regs.accumulators[static_cast<std::size_t>(c)], c * words * 8, words);
   }
 }
 
@@ -76,12 +75,17 @@ void emitCmovBody(EmitContext& ctx) {
 
 void emitMainLoopBody(EmitContext& ctx) {
   switch (ctx.params.carry) {
-    case Carry::Adc: return emitAdcBody(ctx);
-    case Carry::Adcx: return emitAdcxBody(ctx);
-    case Carry::Add32: return emitAdd32Body(ctx);
-    case Carry::Cmov: return emitCmovBody(ctx);
+    case Carry::Adc:
+      return emitAdcBody(ctx);
+    case Carry::Adcx:
+      return emitAdcxBody(ctx);
+    case Carry::Add32:
+      return emitAdd32Body(ctx);
+    case Carry::Cmov:
+      return emitCmovBody(ctx);
     case Carry::Avx2:
-    case Carry::Avx512: break;
+    case Carry::Avx512:
+      break;
   }
   throw CodegenError("no loop body for carry=" + std::string(toString(ctx.params.carry)));
 }

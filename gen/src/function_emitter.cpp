@@ -36,10 +36,18 @@ using namespace asmjit::x86;
 void emitPrefetch(EmitContext& ctx, int disp) {
   const Mem at = ptr(ctx.regs.buffer, disp);
   switch (ctx.params.hint) {
-    case Hint::T0: ctx.b.prefetcht0(at); break;
-    case Hint::T1: ctx.b.prefetcht1(at); break;
-    case Hint::T2: ctx.b.prefetcht2(at); break;
-    case Hint::Nta: ctx.b.prefetchnta(at); break;
+    case Hint::T0:
+      ctx.b.prefetcht0(at);
+      break;
+    case Hint::T1:
+      ctx.b.prefetcht1(at);
+      break;
+    case Hint::T2:
+      ctx.b.prefetcht2(at);
+      break;
+    case Hint::Nta:
+      ctx.b.prefetchnta(at);
+      break;
   }
 }
 
@@ -57,7 +65,8 @@ void emitFoldExtras(EmitContext& ctx) {
   const auto& regs = ctx.regs;
   const Gp& acc0 = regs.accumulators.front();
   std::vector<Gp> extras;
-  if (regs.accumulators.size() > 2) extras.assign(regs.accumulators.begin() + 2, regs.accumulators.end());
+  if (regs.accumulators.size() > 2)
+    extras.assign(regs.accumulators.begin() + 2, regs.accumulators.end());
   extras.insert(extras.end(), regs.carryCounters.begin(), regs.carryCounters.end());
   for (std::size_t i = 0; i < extras.size(); ++i) {
     if (i == 0) {

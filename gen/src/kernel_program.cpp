@@ -19,9 +19,8 @@ class FirstErrorHandler : public asmjit::ErrorHandler {
   }
   void throwIfFailed(const char* stage, const Params& params) const {
     if (error != asmjit::kErrorOk) {
-      throw CodegenError(fmt::format("asmjit failed while {} {}: {} ({})", stage,
-                                     params.toString(), text,
-                                     asmjit::DebugUtils::errorAsString(error)));
+      throw CodegenError(fmt::format("asmjit failed while {} {}: {} ({})", stage, params.toString(),
+                                     text, asmjit::DebugUtils::errorAsString(error)));
     }
   }
   asmjit::Error error = asmjit::kErrorOk;

@@ -2,12 +2,15 @@
 // exceptions at the boundary and copying messages out.
 #include <cstring>
 #include <new>
+#include <string>
 
 #include "csumtune/csumtune.h"
 #include "csumtune/jit.hpp"
+#include "csumtune/loader.hpp"
 
 struct csumtune_kernel {
   csumtune::Kernel kernel;
+  std::string origin;
 };
 
 namespace {
@@ -28,7 +31,9 @@ csumtune_kernel* csumtune_compile(const char* params, char* err, size_t errlen) 
     return nullptr;
   }
   try {
-    return new csumtune_kernel{csumtune::Jit::compile(std::string_view(params))};
+    auto kernel = csumtune::Jit::compile(std::string_view(params));
+    std::string origin = "compiled from " + kernel.canonical();
+    return new csumtune_kernel{std::move(kernel), std::move(origin)};
   } catch (const std::exception& e) {
     writeError(err, errlen, e.what());
   } catch (...) {
@@ -37,14 +42,51 @@ csumtune_kernel* csumtune_compile(const char* params, char* err, size_t errlen) 
   return nullptr;
 }
 
-csumtune_fn csumtune_kernel_fn(const csumtune_kernel* k) { return k ? k->kernel.fn() : nullptr; }
+csumtune_kernel* csumtune_load(const char* path, char* err, size_t errlen) {
+  if (!path) {
+    writeError(err, errlen, "path is NULL");
+    return nullptr;
+  }
+  try {
+    auto loaded = csumtune::Jit::load(path);
+    return new csumtune_kernel{std::move(loaded.kernel), std::move(loaded.origin)};
+  } catch (const std::exception& e) {
+    writeError(err, errlen, e.what());
+  } catch (...) {
+    writeError(err, errlen, "unknown error");
+  }
+  return nullptr;
+}
+
+csumtune_kernel* csumtune_best(char* err, size_t errlen) {
+  try {
+    auto loaded = csumtune::best();
+    writeError(err, errlen, loaded.origin.c_str());
+    return new csumtune_kernel{std::move(loaded.kernel), std::move(loaded.origin)};
+  } catch (const std::exception& e) {
+    writeError(err, errlen, e.what());
+  } catch (...) {
+    writeError(err, errlen, "unknown error");
+  }
+  return nullptr;
+}
+
+const char* csumtune_kernel_origin(const csumtune_kernel* k) { return k ? k->origin.c_str() : nullptr; }
+
+csumtune_fn csumtune_kernel_fn(const csumtune_kernel* k) {
+  return k ? k->kernel.fn() : nullptr;
+}
 
 const char* csumtune_kernel_params(const csumtune_kernel* k) {
   return k ? k->kernel.canonical().c_str() : nullptr;
 }
 
-void csumtune_kernel_free(csumtune_kernel* k) { delete k; }
+void csumtune_kernel_free(csumtune_kernel* k) {
+  delete k;
+}
 
-uint16_t csumtune_fold(uint32_t sum) { return csumtune::fold16(sum); }
+uint16_t csumtune_fold(uint32_t sum) {
+  return csumtune::fold16(sum);
+}
 
 }  // extern "C"

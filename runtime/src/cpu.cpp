@@ -109,8 +109,8 @@ std::string cpuKey(const CpuIdentity& cpu) {
   mix(cpu.brand);
   for (const auto& f : cpu.features) mix(f.name + (f.present ? "+" : "-"));
   char buffer[96];
-  std::snprintf(buffer, sizeof buffer, "%s-%02x-%02x-%x-%08x", vendor.c_str(), cpu.family, cpu.model,
-                cpu.stepping, hash);
+  std::snprintf(buffer, sizeof buffer, "%s-%02x-%02x-%x-%08x", vendor.c_str(), cpu.family,
+                cpu.model, cpu.stepping, hash);
   return buffer;
 }
 

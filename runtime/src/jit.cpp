@@ -45,8 +45,7 @@ std::shared_ptr<SharedRuntime> sharedRuntime() {
 
 }  // namespace
 
-Kernel::Kernel(std::unique_ptr<Code> code, KernelFn fn, const gen::Params& params,
-               std::size_t size)
+Kernel::Kernel(std::unique_ptr<Code> code, KernelFn fn, const gen::Params& params, std::size_t size)
     : code_(std::move(code)),
       fn_(fn),
       params_(params),
@@ -62,7 +61,8 @@ Kernel Jit::compile(const gen::Params& params) {
   }
   if (auto missing = missingFeatures(params); !missing.empty()) {
     std::string names;
-    for (auto f : missing) names += fmt::format("{}{}", names.empty() ? "" : ", ", gen::toString(f));
+    for (auto f : missing)
+      names += fmt::format("{}{}", names.empty() ? "" : ", ", gen::toString(f));
     throw Error(Error::Kind::MissingCpuFeature,
                 fmt::format("{} needs {}, which this CPU does not have; refusing to run it",
                             params.toString(), names));
@@ -77,9 +77,9 @@ Kernel Jit::compile(const gen::Params& params) {
     std::lock_guard lock(code->shared->mutex);
     void* entry = nullptr;
     if (asmjit::Error err = code->shared->runtime.add(&entry, &program.code())) {
-      throw Error(Error::Kind::Codegen, fmt::format("cannot place {} in executable memory: {}",
-                                                    params.toString(),
-                                                    asmjit::DebugUtils::errorAsString(err)));
+      throw Error(Error::Kind::Codegen,
+                  fmt::format("cannot place {} in executable memory: {}", params.toString(),
+                              asmjit::DebugUtils::errorAsString(err)));
     }
     code->entry = entry;
   } catch (const gen::CodegenError& e) {

@@ -4,9 +4,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static uint32_t residue(uint64_t s) { return (uint32_t)(s % 0xffff); }
+static uint32_t residue(uint64_t s) {
+  return (uint32_t)(s % 0xffff);
+}
 
-static uint32_t reference(const uint8_t *p, int len, uint32_t sum) {
+static uint32_t reference(const uint8_t* p, int len, uint32_t sum) {
   uint64_t total = sum;
   int i = 0;
   for (; i + 1 < len; i += 2) total += (uint32_t)p[i] | ((uint32_t)p[i + 1] << 8);
@@ -15,14 +17,14 @@ static uint32_t reference(const uint8_t *p, int len, uint32_t sum) {
 }
 
 int main(void) {
-  static const char *shapes[] = {
+  static const char* shapes[] = {
       "carry=adc,chains=4,unroll=16,prefetch=256,hint=t0",
       "carry=adcx,chains=2,unroll=8",
       "carry=add32,chains=3,unroll=9,prefetch=64,hint=nta",
       "carry=cmov,chains=8,unroll=16,hint=t1",
   };
   static const uint32_t sums[] = {0, 0xffffffffu, 0x80000000u, 12345};
-  uint8_t *data = malloc(2048 + 64);
+  uint8_t* data = malloc(2048 + 64);
   if (!data) return 1;
   uint32_t x = 1;
   for (int i = 0; i < 2048 + 64; i++) data[i] = (uint8_t)((x = x * 1103515245u + 12345u) >> 16);
@@ -30,7 +32,7 @@ int main(void) {
   int failures = 0;
   for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++) {
     char err[256];
-    csumtune_kernel *k = csumtune_compile(shapes[s], err, sizeof err);
+    csumtune_kernel* k = csumtune_compile(shapes[s], err, sizeof err);
     if (!k) {
       printf("skip  %s: %s\n", shapes[s], err);
       continue;

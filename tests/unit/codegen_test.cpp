@@ -84,7 +84,7 @@ std::vector<Params> shapesWithPrefetch() {
 }
 
 TEST(Codegen, EveryShapePassesValidationAndTheStructuralRules) {
-  const std::set<uint32_t> calleeSaved{x86::Gp::kIdBx, x86::Gp::kIdBp, x86::Gp::kIdR12,
+  const std::set<uint32_t> calleeSaved{x86::Gp::kIdBx,  x86::Gp::kIdBp,  x86::Gp::kIdR12,
                                        x86::Gp::kIdR13, x86::Gp::kIdR14, x86::Gp::kIdR15};
   std::size_t checked = 0;
   for (const Params& params : shapesWithPrefetch()) {

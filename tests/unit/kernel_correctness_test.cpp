@@ -5,7 +5,6 @@
 // test, covers every prefetch and hint of every shape.)
 #include <gtest/gtest.h>
 
-
 #include "csumtune/cpu.hpp"
 #include "csumtune/csumtune.h"
 #include "csumtune/jit.hpp"

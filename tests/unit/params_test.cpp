@@ -27,7 +27,8 @@ TEST(Params, EveryPointOfTheSpaceRoundTrips) {
   // 4 hints + prefetch=0 x 4 hints.
   EXPECT_EQ(space.size(), (85u * 3 + 33u) * 260u);
   EXPECT_EQ(enumerateSpace({false, true}).size(), (85u * 3 + 33u) * 257u);
-  EXPECT_EQ(enumerateSpace({true, false}).size(), space.size()) << "all GPR families are kernel-safe";
+  EXPECT_EQ(enumerateSpace({true, false}).size(), space.size())
+      << "all GPR families are kernel-safe";
 }
 
 struct BadCase {

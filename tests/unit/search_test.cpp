@@ -28,7 +28,8 @@ class SyntheticMeasurer : public CandidateMeasurer {
     }
     const double family[] = {1.0, 1.1, 1.4, 1.25};
     const double d = std::pow((p.chains - 4) / 4.0, 2) + std::pow((p.unroll - 32) / 16.0, 2) +
-                     std::pow((p.prefetch - 512) / 2048.0, 2) + (p.prefetch ? 0.01 * int(p.hint) : 0);
+                     std::pow((p.prefetch - 512) / 2048.0, 2) +
+                     (p.prefetch ? 0.01 * int(p.hint) : 0);
     e.score = family[static_cast<int>(p.carry)] * (0.5 + 0.1 * d);
     // The real wrong kernel would score great: make sure status, not score, decides.
     e.scorePerByte = e.score * 0.05;
@@ -48,13 +49,16 @@ TEST(SearchSpace, ProjectionLandsOnValidParamsAndRoundTrips) {
     for (double u = 0; u <= 33; u += 1.3) {
       for (gen::Carry carry : space.families()) {
         const gen::Params p = space.project(carry, {c, u, 70.2, -1});
-        ASSERT_TRUE(gen::validationError(p).empty()) << p.toString() << ": " << gen::validationError(p);
+        ASSERT_TRUE(gen::validationError(p).empty())
+            << p.toString() << ": " << gen::validationError(p);
       }
     }
   }
   EXPECT_EQ(space.project(gen::Carry::Adcx, {3, 9, 0, 2}).chains % 2, 0);
-  EXPECT_EQ(space.project(gen::Carry::Adc, {3, 9, 0, 2}).hint, gen::Hint::T0) << "prefetch=0: hint canonical";
-  EXPECT_EQ(codeKey(gen::parseParams("prefetch=0,hint=nta")), codeKey(gen::parseParams("prefetch=0,hint=t1")));
+  EXPECT_EQ(space.project(gen::Carry::Adc, {3, 9, 0, 2}).hint, gen::Hint::T0)
+      << "prefetch=0: hint canonical";
+  EXPECT_EQ(codeKey(gen::parseParams("prefetch=0,hint=nta")),
+            codeKey(gen::parseParams("prefetch=0,hint=t1")));
 }
 
 TEST(Evaluator, MemoizesAndCountsOnlyUniqueEvaluations) {
@@ -136,8 +140,9 @@ TEST_P(EveryAlgorithm, FindsTheSyntheticOptimumWithinBudget) {
   EXPECT_EQ(static_cast<std::size_t>(m.calls), ev.uniqueThisRun());
   // A sanity bound: the real comparison of algorithms is `tune --replay` on measured ground
   // truth (README, results/).
-  EXPECT_LT(ev.best()->score, kOptimum * 1.05) << GetParam() << " found " << ev.best()->params.toString()
-                                               << " (" << outcome.stoppedBecause << ")";
+  EXPECT_LT(ev.best()->score, kOptimum * 1.05)
+      << GetParam() << " found " << ev.best()->params.toString() << " (" << outcome.stoppedBecause
+      << ")";
   EXPECT_EQ(ev.best()->params.carry, gen::Carry::Adc);
 }
 
@@ -161,7 +166,8 @@ INSTANTIATE_TEST_SUITE_P(Drivers, EveryAlgorithm,
                          ::testing::Values("crs2", "direct-l", "sbplx", "mlsl", "random"),
                          [](const auto& info) {
                            std::string n = info.param;
-                           for (char& c : n) if (c == '-') c = '_';
+                           for (char& c : n)
+                             if (c == '-') c = '_';
                            return n;
                          });
 

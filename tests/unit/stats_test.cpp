@@ -50,11 +50,11 @@ TEST(MedianCi, RanksMatchBinomialTables) {
   double coverage = 0;
   EXPECT_EQ(medianCiRank(100, 0.95, &coverage), 40u);  // [x_(40), x_(61)]
   EXPECT_GE(coverage, 0.95);
-  EXPECT_EQ(medianCiRank(20, 0.95, &coverage), 6u);    // [x_(6), x_(15)]
+  EXPECT_EQ(medianCiRank(20, 0.95, &coverage), 6u);  // [x_(6), x_(15)]
   EXPECT_GE(coverage, 0.95);
-  EXPECT_EQ(medianCiRank(10, 0.95, &coverage), 2u);    // [x_(2), x_(9)]
+  EXPECT_EQ(medianCiRank(10, 0.95, &coverage), 2u);  // [x_(2), x_(9)]
   EXPECT_NEAR(coverage, 1 - 2 * 11.0 / 1024, 1e-12);
-  EXPECT_EQ(medianCiRank(5, 0.95, &coverage), 1u);     // too few: the whole range
+  EXPECT_EQ(medianCiRank(5, 0.95, &coverage), 1u);  // too few: the whole range
   EXPECT_LT(coverage, 0.95);
 }
 

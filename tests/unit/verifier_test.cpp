@@ -109,7 +109,8 @@ INSTANTIATE_TEST_SUITE_P(
                       Broken{"from-512", wrongFrom512, "wrong sum"}),
     [](const auto& info) {
       std::string name = info.param.name;
-      for (char& c : name) if (c == '-') c = '_';
+      for (char& c : name)
+        if (c == '-') c = '_';
       return name;
     });
 

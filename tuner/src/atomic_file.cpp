@@ -13,7 +13,8 @@ namespace csumtune::tuner {
 
 void writeFileAtomically(const std::string& path, std::string_view content) {
   const std::filesystem::path target(path);
-  std::string temp = (target.parent_path() / ("." + target.filename().string() + ".XXXXXX")).string();
+  std::string temp =
+      (target.parent_path() / ("." + target.filename().string() + ".XXXXXX")).string();
   if (target.parent_path().empty()) temp = "." + target.filename().string() + ".XXXXXX";
   const int fd = mkstemp(temp.data());
   if (fd < 0) throw FileError("cannot write " + path + ": " + std::strerror(errno));

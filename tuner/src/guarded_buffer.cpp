@@ -26,6 +26,8 @@ GuardedBuffer::GuardedBuffer(std::size_t minimumSize) {
   }
 }
 
-GuardedBuffer::~GuardedBuffer() { munmap(mapping_, mappingSize_); }
+GuardedBuffer::~GuardedBuffer() {
+  munmap(mapping_, mappingSize_);
+}
 
 }  // namespace csumtune::tuner

@@ -14,8 +14,8 @@ class GuardedBuffer {
   GuardedBuffer(const GuardedBuffer&) = delete;
   GuardedBuffer& operator=(const GuardedBuffer&) = delete;
 
-  std::uint8_t* data() const { return data_; }           // page-aligned, guard page before it
-  std::uint8_t* end() const { return data_ + size_; }    // first byte of the trailing guard
+  std::uint8_t* data() const { return data_; }         // page-aligned, guard page before it
+  std::uint8_t* end() const { return data_ + size_; }  // first byte of the trailing guard
   std::size_t size() const { return size_; }
 
  private:

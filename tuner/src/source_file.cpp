@@ -36,7 +36,10 @@ std::string header(const SourceRequest& request, const gen::RegisterPlan& regs) 
   if (!regs.carryCounters.empty()) {
     text += fmt::format(" * counters:     {}\n", registerList(regs.carryCounters));
   }
-  text += fmt::format(" * callee-saved: {}\n", regs.calleeSaved.empty() ? "none used" : registerList(regs.calleeSaved) + " (pushed and popped)");
+  text += fmt::format(" * callee-saved: {}\n",
+                      regs.calleeSaved.empty()
+                          ? "none used"
+                          : registerList(regs.calleeSaved) + " (pushed and popped)");
   text += fmt::format(" * tuned on:     {}\n",
                       request.tunedOn.value_or("not tuned (emitted from explicit params)"));
   if (request.figures) text += fmt::format(" * figures:      {}\n", *request.figures);

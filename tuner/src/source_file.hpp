@@ -15,8 +15,8 @@ struct SourceRequest {
   gen::Params params;
   SourceStyle style = SourceStyle::Kernel;
   std::string symbol = "csum_partial";
-  std::optional<std::string> tunedOn;   // CPU, when the params came from a tuning run
-  std::optional<std::string> figures;   // the measurements that chose them
+  std::optional<std::string> tunedOn;  // CPU, when the params came from a tuning run
+  std::optional<std::string> figures;  // the measurements that chose them
 };
 
 // Throws gen::ParamsError for a bad symbol name or a family the style cannot take.

@@ -24,9 +24,12 @@ std::vector<std::uint32_t> initialSums(std::mt19937_64& rng) {
 
 std::uint8_t* placeBuffer(const GuardedBuffer& buffer, int len, Placement placement) {
   switch (placement.kind) {
-    case Placement::AgainstStart: return buffer.data();
-    case Placement::AgainstEnd: return buffer.end() - len;
-    case Placement::Aligned: break;
+    case Placement::AgainstStart:
+      return buffer.data();
+    case Placement::AgainstEnd:
+      return buffer.end() - len;
+    case Placement::Aligned:
+      break;
   }
   // As close to the trailing guard as the requested alignment allows (0..63 bytes of slack).
   std::uint8_t* at = buffer.end() - len;
@@ -36,9 +39,12 @@ std::uint8_t* placeBuffer(const GuardedBuffer& buffer, int len, Placement placem
 
 std::string describePlacement(Placement placement) {
   switch (placement.kind) {
-    case Placement::AgainstStart: return "starting right after a guard page";
-    case Placement::AgainstEnd: return "ending right before a guard page";
-    case Placement::Aligned: break;
+    case Placement::AgainstStart:
+      return "starting right after a guard page";
+    case Placement::AgainstEnd:
+      return "ending right before a guard page";
+    case Placement::Aligned:
+      break;
   }
   return fmt::format("at alignment {} mod 64", placement.alignment);
 }
@@ -47,9 +53,12 @@ std::string describePlacement(Placement placement) {
 
 const char* toString(DataPattern pattern) {
   switch (pattern) {
-    case DataPattern::Random: return "random";
-    case DataPattern::AllOnes: return "all-0xff";
-    case DataPattern::AllZeros: return "all-0x00";
+    case DataPattern::Random:
+      return "random";
+    case DataPattern::AllOnes:
+      return "all-0xff";
+    case DataPattern::AllZeros:
+      return "all-0x00";
   }
   return "?";
 }
@@ -116,10 +125,15 @@ VerifyFixture::VerifyFixture(std::uint64_t seed) {
     GuardedBuffer& buffer = region->buffer;
     switch (pattern) {
       case DataPattern::Random:
-        std::generate(buffer.data(), buffer.end(), [&] { return static_cast<std::uint8_t>(rng()); });
+        std::generate(buffer.data(), buffer.end(),
+                      [&] { return static_cast<std::uint8_t>(rng()); });
         break;
-      case DataPattern::AllOnes: std::fill(buffer.data(), buffer.end(), 0xff); break;
-      case DataPattern::AllZeros: std::fill(buffer.data(), buffer.end(), 0x00); break;
+      case DataPattern::AllOnes:
+        std::fill(buffer.data(), buffer.end(), 0xff);
+        break;
+      case DataPattern::AllZeros:
+        std::fill(buffer.data(), buffer.end(), 0x00);
+        break;
     }
     region->reference = PrefixReference(buffer.data(), buffer.size());
     regions_.push_back(std::move(region));
@@ -132,7 +146,9 @@ const VerifyFixture::Region& VerifyFixture::region(DataPattern pattern) const {
   return *regions_.at(static_cast<std::size_t>(pattern));
 }
 
-const void* VerifyFixture::unreadable() const { return regions_.front()->buffer.data() - 4096; }
+const void* VerifyFixture::unreadable() const {
+  return regions_.front()->buffer.data() - 4096;
+}
 
 VerifyOutcome verifyKernel(KernelFn fn, const VerifyFixture& fixture, const VerifyPlan& plan) {
   VerifyOutcome outcome;
@@ -151,9 +167,9 @@ VerifyOutcome verifyKernel(KernelFn fn, const VerifyFixture& fixture, const Veri
         expected = residue(c.sum);
       } else {
         currentBuf = placeBuffer(region.buffer, c.len, c.placement);
-        expected = region.reference.residueAt(
-            static_cast<std::size_t>(currentBuf - region.buffer.data()),
-            static_cast<std::size_t>(c.len), c.sum);
+        expected =
+            region.reference.residueAt(static_cast<std::size_t>(currentBuf - region.buffer.data()),
+                                       static_cast<std::size_t>(c.len), c.sum);
       }
       const std::uint32_t got = fn(currentBuf, c.len, c.sum);
       ++outcome.calls;
@@ -168,12 +184,12 @@ VerifyOutcome verifyKernel(KernelFn fn, const VerifyFixture& fixture, const Veri
     }
   });
   if (fault) {
-    const auto offset = static_cast<std::intptr_t>(*fault) -
-                        reinterpret_cast<std::intptr_t>(currentBuf);
-    outcome.failure = fmt::format(
-        "read outside the buffer for len={} {} data={} sum={:#010x}: fault at buf{:+}",
-        current->len, describePlacement(current->placement), toString(current->pattern),
-        current->sum, offset);
+    const auto offset =
+        static_cast<std::intptr_t>(*fault) - reinterpret_cast<std::intptr_t>(currentBuf);
+    outcome.failure =
+        fmt::format("read outside the buffer for len={} {} data={} sum={:#010x}: fault at buf{:+}",
+                    current->len, describePlacement(current->placement), toString(current->pattern),
+                    current->sum, offset);
   }
   return outcome;
 }

@@ -17,22 +17,36 @@
 extern "C" {
 #endif
 
-typedef uint32_t (*csumtune_fn)(const void *buf, int len, uint32_t sum);
+typedef uint32_t (*csumtune_fn)(const void* buf, int len, uint32_t sum);
 typedef struct csumtune_kernel csumtune_kernel;
 
 /* Compiles the kernel described by `params` (e.g. "carry=adc,chains=4,unroll=16").
  * On error returns NULL and writes a message into err (when err is not NULL and errlen > 0):
  * malformed or invalid parameters, or a CPU lacking an instruction set the kernel needs. */
-csumtune_kernel *csumtune_compile(const char *params, char *err, size_t errlen);
+csumtune_kernel* csumtune_compile(const char* params, char* err, size_t errlen);
+
+/* Compiles the winner of a results.json written by `csumtune tune`. NULL + message when the
+ * file is missing, truncated, not JSON, of another schema version, has no winner, or was
+ * tuned on a CPU with another fingerprint. */
+csumtune_kernel *csumtune_load(const char *path, char *err, size_t errlen);
+
+/* The best tuned kernel for this CPU, found on the search path (CSUMTUNE_RESULTS, a
+ * colon-separated list of results folders, then the installed share/csumtune/results), or
+ * a safe default shape. Never NULL on a working x86-64. err (when not NULL) receives which
+ * kernel it used and why; so does csumtune_kernel_origin(). */
+csumtune_kernel *csumtune_best(char *err, size_t errlen);
+
+/* Where the kernel came from: a results file, explicit params, or the default. */
+const char *csumtune_kernel_origin(const csumtune_kernel *k);
 
 /* The callable kernel; valid until csumtune_kernel_free(k). */
-csumtune_fn csumtune_kernel_fn(const csumtune_kernel *k);
+csumtune_fn csumtune_kernel_fn(const csumtune_kernel* k);
 
 /* The kernel's canonical parameter string; valid until csumtune_kernel_free(k). */
-const char *csumtune_kernel_params(const csumtune_kernel *k);
+const char* csumtune_kernel_params(const csumtune_kernel* k);
 
 /* Releases the kernel and its code. NULL is allowed. */
-void csumtune_kernel_free(csumtune_kernel *k);
+void csumtune_kernel_free(csumtune_kernel* k);
 
 /* Folds a 32-bit partial sum to 16 bits with end-around carry (not complemented).
  * 0 and 0xffff represent the same value. */

@@ -18,7 +18,7 @@ using KernelFn = std::uint32_t (*)(const void* buf, int len, std::uint32_t sum);
 
 class Error : public std::runtime_error {
  public:
-  enum class Kind { BadParams, MissingCpuFeature, Codegen };
+  enum class Kind { BadParams, MissingCpuFeature, Codegen, BadResults, OtherCpu };
   Error(Kind kind, const std::string& message) : std::runtime_error(message), kind_(kind) {}
   Kind kind() const { return kind_; }
 
@@ -55,13 +55,26 @@ class Kernel {
   std::size_t codeSize_ = 0;
 };
 
+struct LoadOptions;
+struct LoadedKernel;
+
 class Jit {
  public:
   // Throws Error: BadParams (with the rule that failed), MissingCpuFeature (never runs a
   // kernel the CPU cannot execute), Codegen (a generator bug).
   static Kernel compile(const gen::Params& params);
   static Kernel compile(std::string_view params);
+
+  // Compiles the winner of a results.json. Throws Error: BadResults (missing, unreadable,
+  // truncated, not JSON, another schema, no winner), OtherCpu (tuned on a CPU with another
+  // fingerprint; see LoadOptions), or what compile() throws.
+  static LoadedKernel load(const std::string& path);
+  static LoadedKernel load(const std::string& path, const LoadOptions& options);
 };
+
+// The best tuned kernel for this CPU on resultsSearchPath(), else the safe default. Never
+// throws on a working x86-64 machine; `origin` says which it used and why.
+LoadedKernel best();
 
 // The 16-bit ones'-complement fold of a partial sum (not complemented).
 std::uint16_t fold16(std::uint32_t sum);

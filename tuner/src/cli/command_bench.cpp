@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "atomic_file.hpp"
+#include "cli_support.hpp"
 #include "commands.hpp"
 #include "csumtune/cpu.hpp"
 #include "csumtune/jit.hpp"
@@ -45,20 +46,14 @@ struct KernelSet {
 KernelSet prepareKernels(const BenchOptions& options) {
   KernelSet set;
   std::vector<gen::Params> params;
-  for (const std::string& text : options.params) {
-    try {
-      params.push_back(gen::parseParams(text));
-    } catch (const gen::ParamsError& e) {
-      throw UsageError(fmt::format("bad --params '{}': {}", text, e.what()));
-    }
-  }
+  for (const std::string& text : options.params) params.push_back(parseParamsOption(text));
   const bool baselines = options.baseline || params.empty();
   if (params.empty()) params.push_back(gen::Params{});
   if (baselines) {
     set.timed.push_back({tuner::kPlainCName, "", "baseline-c", tuner::plainCChecksum});
     set.jit.push_back(Jit::compile(tuner::linuxLikeParams()));
-    set.timed.push_back({tuner::kLinuxLikeName, set.jit.back().canonical(), "baseline-linux",
-                         set.jit.back().fn()});
+    set.timed.push_back(
+        {tuner::kLinuxLikeName, set.jit.back().canonical(), "baseline-linux", set.jit.back().fn()});
   }
   for (const gen::Params& p : params) {
     set.jit.push_back(Jit::compile(p));  // refuses kernels the CPU cannot run (exit 2)
@@ -68,7 +63,8 @@ KernelSet prepareKernels(const BenchOptions& options) {
   const tuner::VerifyFixture fixture(options.seed);
   for (const auto& k : set.timed) {
     const auto outcome = tuner::verifyKernel(k.fn, fixture, tuner::quickPlan(256, options.seed));
-    if (!outcome.ok()) throw CheckFailed(fmt::format("{} is wrong, not timing it: {}", k.name, *outcome.failure));
+    if (!outcome.ok())
+      throw CheckFailed(fmt::format("{} is wrong, not timing it: {}", k.name, *outcome.failure));
   }
   return set;
 }
@@ -86,7 +82,8 @@ void runBench(const BenchOptions& options) {
   const int maxSize = *std::max_element(config.sizes.begin(), config.sizes.end());
   if (workloadConfig.cache == tuner::CacheState::Cold &&
       workloadConfig.setSizeBytes < 2 * (static_cast<std::size_t>(maxSize) + 128)) {
-    throw UsageError(fmt::format("--set-size {} MB is too small for {}-byte buffers", options.setSizeMb, maxSize));
+    throw UsageError(fmt::format("--set-size {} MB is too small for {}-byte buffers",
+                                 options.setSizeMb, maxSize));
   }
 
   KernelSet kernels = prepareKernels(options);
@@ -101,7 +98,8 @@ void runBench(const BenchOptions& options) {
   std::string whyNotPerf;
   auto timer = tuner::makeTimer(options.tsc, &whyNotPerf);
   if (timer->unit() != "cycles" && !whyNotPerf.empty()) {
-    setup.warnings.push_back("no hardware cycle counter (" + whyNotPerf + "): figures are TSC ticks");
+    setup.warnings.push_back("no hardware cycle counter (" + whyNotPerf +
+                             "): figures are TSC ticks");
   }
   tuner::Workload workload(workloadConfig, static_cast<std::size_t>(maxSize));
 
@@ -131,20 +129,16 @@ void runBench(const BenchOptions& options) {
   }
   const auto report = tuner::buildBenchReport(setup, samples, baseline);
   std::string text;
-  if (options.format == "seed") text = tuner::formatSeed(report);
-  else if (options.format == "json") text = tuner::formatJson(report);
-  else if (options.format == "csv") text = tuner::formatCsv(report);
-  else text = tuner::formatTable(report);
+  if (options.format == "seed")
+    text = tuner::formatSeed(report);
+  else if (options.format == "json")
+    text = tuner::formatJson(report);
+  else if (options.format == "csv")
+    text = tuner::formatCsv(report);
+  else
+    text = tuner::formatTable(report);
 
-  if (options.output.empty() || options.output == "-") {
-    std::cout << text;
-  } else {
-    try {
-      tuner::writeFileAtomically(options.output, text);
-    } catch (const tuner::FileError& e) {
-      throw UsageError(e.what());
-    }
-  }
+  writeOutput(options.output, text);
 }
 
 }  // namespace
@@ -153,12 +147,15 @@ void addBenchCommand(CLI::App& app) {
   auto options = std::make_shared<BenchOptions>();
   auto* cmd = app.add_subcommand(
       "bench", "Time kernels on this CPU (pinned, interleaved, verified first); median ± spread");
-  cmd->add_option("--params", options->params, "Kernel to time (repeatable; default: the default params)");
-  cmd->add_flag("--baseline", options->baseline,
-                "Also time plain C and the Linux-like loop (carry=adc,chains=2,unroll=10) in the same run");
+  cmd->add_option("--params", options->params,
+                  "Kernel to time (repeatable; default: the default params)");
+  cmd->add_flag(
+      "--baseline", options->baseline,
+      "Also time plain C and the Linux-like loop (carry=adc,chains=2,unroll=10) in the same run");
   cmd->add_option("--sizes", options->sizes, "Buffer lengths in bytes, comma-separated")
       ->capture_default_str();
-  cmd->add_option("--cache", options->cache, "hot (same buffer) or cold (random positions in a large set)")
+  cmd->add_option("--cache", options->cache,
+                  "hot (same buffer) or cold (random positions in a large set)")
       ->check(CLI::IsMember({"hot", "cold"}))
       ->capture_default_str();
   cmd->add_option("--set-size", options->setSizeMb, "Cold set size in MiB")
@@ -170,16 +167,19 @@ void addBenchCommand(CLI::App& app) {
   cmd->add_option("--repeat", options->repeat, "Samples per kernel and size")
       ->check(CLI::Range(5, 100000))
       ->capture_default_str();
-  cmd->add_option("--cpu", options->cpu, "CPU to pin to (default: the last one this process may use)")
+  cmd->add_option("--cpu", options->cpu,
+                  "CPU to pin to (default: the last one this process may use)")
       ->check(CLI::Range(0, 4095));
   cmd->add_flag("--latency", options->latency,
                 "Serialize calls: each buffer address waits for the previous result (no overlap)");
   cmd->add_flag("--tsc", options->tsc, "Use the TSC even when hardware cycles are available");
-  cmd->add_option("--format", options->format, "table, seed (length | Set Sz | iterations | cycles/byte), json, csv")
+  cmd->add_option("--format", options->format,
+                  "table, seed (length | Set Sz | iterations | cycles/byte), json, csv")
       ->check(CLI::IsMember({"table", "seed", "json", "csv"}))
       ->capture_default_str();
   cmd->add_option("-o,--output", options->output, "Write to FILE instead of standard output");
-  cmd->add_option("--seed", options->seed, "Seed for data and cold positions")->capture_default_str();
+  cmd->add_option("--seed", options->seed, "Seed for data and cold positions")
+      ->capture_default_str();
   cmd->callback([options] { runBench(*options); });
 }
 

@@ -31,8 +31,8 @@ void printText(const CpuIdentity& cpu) {
   fmt::print("microcode  {}\n", cpu.microcode.value_or("(not readable)"));
   fmt::print("key        {}\n", cpuKey(cpu));
   std::string line;
-  for (const auto& f : cpu.features) line += fmt::format("{}{}{}", line.empty() ? "" : " ",
-                                                         f.present ? "+" : "-", f.name);
+  for (const auto& f : cpu.features)
+    line += fmt::format("{}{}{}", line.empty() ? "" : " ", f.present ? "+" : "-", f.name);
   fmt::print("features   {}\n", line);
   if (!cpu.disabled.empty()) {
     std::string names;

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "atomic_file.hpp"
+#include "cli_support.hpp"
 #include "commands.hpp"
 #include "csumtune/gen/kernel_program.hpp"
 #include "source_file.hpp"
@@ -24,11 +25,7 @@ struct EmitOptions {
 
 void runEmit(const EmitOptions& options) {
   tuner::SourceRequest request;
-  try {
-    request.params = gen::parseParams(options.params);
-  } catch (const gen::ParamsError& e) {
-    throw UsageError(fmt::format("bad --params '{}': {}", options.params, e.what()));
-  }
+  request.params = parseParamsOption(options.params);
   request.style = options.style == "gas" ? tuner::SourceStyle::Gas : tuner::SourceStyle::Kernel;
   request.symbol = options.symbol;
 
@@ -46,18 +43,7 @@ void runEmit(const EmitOptions& options) {
     throw UsageError(e.what());
   }
 
-  if (options.output.empty() || options.output == "-") {
-    if (options.format == "bin" && isatty(STDOUT_FILENO)) {
-      throw UsageError("refusing to write binary to a terminal; use -o FILE");
-    }
-    std::fwrite(content.data(), 1, content.size(), stdout);
-    return;
-  }
-  try {
-    tuner::writeFileAtomically(options.output, content);
-  } catch (const tuner::FileError& e) {
-    throw UsageError(e.what());
-  }
+  writeOutput(options.output, content, options.format == "bin");
 }
 
 }  // namespace
@@ -65,9 +51,11 @@ void runEmit(const EmitOptions& options) {
 void addEmitCommand(CLI::App& app) {
   auto options = std::make_shared<EmitOptions>();
   auto* cmd = app.add_subcommand(
-      "emit", "Write a kernel as a GNU assembler .S file (kernel or user-space style) or as raw "
-              "machine code identical to the JIT's");
-  cmd->add_option("--params", options->params, "Kernel parameters, e.g. carry=adc,chains=4,unroll=16")
+      "emit",
+      "Write a kernel as a GNU assembler .S file (kernel or user-space style) or as raw "
+      "machine code identical to the JIT's");
+  cmd->add_option("--params", options->params,
+                  "Kernel parameters, e.g. carry=adc,chains=4,unroll=16")
       ->required();
   cmd->add_option("--style", options->style, "kernel (Linux arch/x86/lib) or gas (user space)")
       ->check(CLI::IsMember({"kernel", "gas"}));

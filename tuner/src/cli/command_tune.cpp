@@ -33,11 +33,13 @@ namespace csumtune::cli {
 namespace {
 
 std::atomic<bool> gInterrupted{false};
-extern "C" void onInterrupt(int) { gInterrupted = true; }
+extern "C" void onInterrupt(int) {
+  gInterrupted = true;
+}
 
 struct TuneOptions {
   std::string algorithm = "crs2";
-  std::size_t budget = 400;
+  std::size_t budget = 800;
   double timeLimit = 100;
   std::string profile;
   std::string sizes;
@@ -70,7 +72,8 @@ std::string hostName() {
 }
 
 tuner::Profile chooseProfile(const TuneOptions& o) {
-  if (!o.profile.empty() && !o.sizes.empty()) throw UsageError("give --profile or --sizes, not both");
+  if (!o.profile.empty() && !o.sizes.empty())
+    throw UsageError("give --profile or --sizes, not both");
   if (!o.sizes.empty()) {
     std::vector<tuner::ProfileEntry> entries;
     for (const auto& w : parseWeightedSizes(o.sizes)) entries.push_back({w.size, w.weight});
@@ -95,7 +98,8 @@ void writeOutputs(const tuner::TuneRun& run, const std::string& dir, bool quiet)
     tuner::SourceRequest request;
     request.params = winner.params;
     request.style = run.style == "gas" ? tuner::SourceStyle::Gas : tuner::SourceStyle::Kernel;
-    request.tunedOn = fmt::format("{} ({}, key {}) on {}", run.cpu.brand, run.cpu.vendor, run.cpuKey, run.created);
+    request.tunedOn = fmt::format("{} ({}, key {}) on {}", run.cpu.brand, run.cpu.vendor,
+                                  run.cpuKey, run.created);
     request.figures = fmt::format("profile {} ({} cache): {:.4f} {}/byte, {}", run.profile.name,
                                   tuner::toString(run.cache), winner.scorePerByte, run.timerUnit,
                                   tuner::verdict(winner, "linux-like"));
@@ -127,10 +131,10 @@ int runReplay(const TuneOptions& o) {
   fmt::print(
       "algorithm={} seed={} budget={} unique={} revisits={} table={} fraction={:.4f} best={} "
       "score={:.5f} optimum={} optimum_score={:.5f} gap_percent={:.3f} rank={} stopped=\"{}\"\n",
-      o.algorithm, o.seed, o.budget, evaluator.uniqueThisRun(), evaluator.revisits(), measurer.size(),
-      double(evaluator.uniqueThisRun()) / double(measurer.size()), best ? best->params.toString() : "none",
-      best ? best->score : 0.0, optimum->params.toString(), optimum->score, gap,
-      best ? measurer.rankOf(best->score) : 0, outcome.stoppedBecause);
+      o.algorithm, o.seed, o.budget, evaluator.uniqueThisRun(), evaluator.revisits(),
+      measurer.size(), double(evaluator.uniqueThisRun()) / double(measurer.size()),
+      best ? best->params.toString() : "none", best ? best->score : 0.0, optimum->params.toString(),
+      optimum->score, gap, best ? measurer.rankOf(best->score) : 0, outcome.stoppedBecause);
   return 0;
 }
 
@@ -146,7 +150,8 @@ int runTune(const TuneOptions& o) {
   if (auto error = tuner::pinToCpu(cpu)) throw UsageError(*error);
   const bool progress = !o.quiet && isatty(STDERR_FILENO);
   if (!o.quiet) {
-    for (const auto& w : tuner::frequencyWarnings(cpu)) std::cerr << "csumtune: warning: " << w << "\n";
+    for (const auto& w : tuner::frequencyWarnings(cpu))
+      std::cerr << "csumtune: warning: " << w << "\n";
   }
 
   tuner::TuneRun run;
@@ -163,7 +168,8 @@ int runTune(const TuneOptions& o) {
   run.timeLimitSeconds = o.timeLimit;
   run.reference = tuner::linuxLikeParams().toString();
   run.style = o.style;
-  const std::string dir = o.out.empty() ? fmt::format("results/{}/{}", run.cpuKey, runName(profile, o)) : o.out;
+  const std::string dir =
+      o.out.empty() ? fmt::format("results/{}/{}", run.cpuKey, runName(profile, o)) : o.out;
 
   std::vector<tuner::Evaluation> earlier;
   if (o.resume) {
@@ -189,9 +195,11 @@ int runTune(const TuneOptions& o) {
   workloadConfig.setSizeBytes = static_cast<std::size_t>(o.setSizeMb) << 20;
   workloadConfig.seed = o.seed;
   const auto sizes = profile.sizes();
-  const std::size_t longest = std::max<std::size_t>(65536, static_cast<std::size_t>(*std::max_element(sizes.begin(), sizes.end())));
+  const std::size_t longest = std::max<std::size_t>(
+      65536, static_cast<std::size_t>(*std::max_element(sizes.begin(), sizes.end())));
   if (run.cache == tuner::CacheState::Cold && workloadConfig.setSizeBytes < 2 * (longest + 128)) {
-    throw UsageError(fmt::format("--set-size {} MB is too small for {}-byte buffers", o.setSizeMb, longest));
+    throw UsageError(
+        fmt::format("--set-size {} MB is too small for {}-byte buffers", o.setSizeMb, longest));
   }
   tuner::Workload workload(workloadConfig, longest);
   run.setSizeBytes = workload.setSize();
@@ -204,9 +212,9 @@ int runTune(const TuneOptions& o) {
       measurer, {o.budget, o.timeLimit, &gInterrupted}, [&](const tuner::Evaluator& ev) {
         if (!progress) return;
         const auto* best = ev.best();
-        std::fprintf(stderr, "\rtune: %zu/%zu evaluations, %.0f s, best %s %.4f  ", ev.uniqueThisRun(),
-                     ev.budget(), ev.elapsedSeconds(), best ? best->params.toString().c_str() : "-",
-                     best ? best->score : 0.0);
+        std::fprintf(stderr, "\rtune: %zu/%zu evaluations, %.0f s, best %s %.4f  ",
+                     ev.uniqueThisRun(), ev.budget(), ev.elapsedSeconds(),
+                     best ? best->params.toString().c_str() : "-", best ? best->score : 0.0);
       });
   evaluator.preload(earlier);
   if (!o.quiet && !earlier.empty()) {
@@ -217,6 +225,7 @@ int runTune(const TuneOptions& o) {
   run.evaluations = evaluator.evaluations();
   run.uniqueThisRun = evaluator.uniqueThisRun();
   run.revisits = evaluator.revisits();
+  run.noiseRetries = measurer.retries();
   run.elapsedSeconds = evaluator.elapsedSeconds();
   run.stoppedBecause = outcome.stoppedBecause;
   run.phases = outcome.phases;
@@ -224,8 +233,10 @@ int runTune(const TuneOptions& o) {
   if (gInterrupted) {
     writeOutputs(run, dir, o.quiet);
     std::signal(SIGINT, previous);
-    std::cerr << fmt::format("csumtune: interrupted after {} evaluations; progress saved to {}/results.json "
-                             "(continue with --resume)\n", run.evaluations.size(), dir);
+    std::cerr << fmt::format(
+        "csumtune: interrupted after {} evaluations; progress saved to {}/results.json "
+        "(continue with --resume)\n",
+        run.evaluations.size(), dir);
     return 130;
   }
   const auto top = tuner::topEvaluations(run.evaluations, o.finalists);
@@ -233,11 +244,23 @@ int runTune(const TuneOptions& o) {
     writeOutputs(run, dir, o.quiet);
     throw CheckFailed("no correct candidate was found; see " + dir + "/results.json");
   }
-  run.finalists = tuner::remeasureFinalists(top, profile, *timer, workload, run.final);
+  // The same noise guard as during the search: while the baseline measures clearly slower
+  // than it usually did, the core is shared with something else; measure again and keep
+  // the quietest attempt.
+  const double usual = measurer.usualReference();
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    auto finalists = tuner::remeasureFinalists(top, profile, *timer, workload, run.final);
+    const bool quieter = run.finalists.empty() ||
+                         finalists.front().baselinePerByte < run.finalists.front().baselinePerByte;
+    if (quieter) run.finalists = std::move(finalists);
+    if (usual == 0 || run.finalists.front().baselinePerByte <= usual * (1 + run.measure.noiseTolerance)) break;
+    if (!o.quiet) std::cerr << "csumtune: the baseline measured slow (noisy core); measuring the finalists again\n";
+  }
   // The winner passes the full correctness plan, not only the quick one every candidate ran.
   const Kernel winner = Jit::compile(run.finalists.front().params);
   const tuner::VerifyFixture fixture(o.seed);
-  if (auto verdict = tuner::verifyKernel(winner.fn(), fixture, tuner::fullPlan(o.seed)); !verdict.ok()) {
+  if (auto verdict = tuner::verifyKernel(winner.fn(), fixture, tuner::fullPlan(o.seed));
+      !verdict.ok()) {
     writeOutputs(run, dir, o.quiet);
     throw CheckFailed("the winner failed the full correctness plan: " + *verdict.failure);
   }
@@ -249,8 +272,9 @@ int runTune(const TuneOptions& o) {
 
   const auto& w = run.finalists.front();
   fmt::print("winner   {}\n", w.params.toString());
-  fmt::print("profile  {} ({} cache{}): {:.4f} {}/byte vs linux-like {:.4f}\n", profile.name, tuner::toString(run.cache),
-             o.kernelSafe ? ", kernel-safe" : "", w.scorePerByte, run.timerUnit, w.baselinePerByte);
+  fmt::print("profile  {} ({} cache{}): {:.4f} {}/byte vs linux-like {:.4f}\n", profile.name,
+             tuner::toString(run.cache), o.kernelSafe ? ", kernel-safe" : "", w.scorePerByte,
+             run.timerUnit, w.baselinePerByte);
   fmt::print("verdict  {}\n", tuner::verdict(w, "linux-like"));
   fmt::print("search   {}: {} unique evaluations ({} revisits) in {:.1f} s; {}\n", o.algorithm,
              run.uniqueThisRun, run.revisits, run.elapsedSeconds, run.stoppedBecause);
@@ -265,8 +289,10 @@ int runTune(const TuneOptions& o) {
 
 void addTuneCommand(CLI::App& app, int& exitCode) {
   auto o = std::make_shared<TuneOptions>();
-  auto* cmd = app.add_subcommand("tune", "Search for the fastest correct kernel for a workload on this CPU");
-  cmd->add_option("--algorithm", o->algorithm, "crs2, direct-l, sbplx, mlsl (nlopt), random, exhaustive")
+  auto* cmd = app.add_subcommand(
+      "tune", "Search for the fastest correct kernel for a workload on this CPU");
+  cmd->add_option("--algorithm", o->algorithm,
+                  "crs2, direct-l, sbplx, mlsl (nlopt), random, exhaustive")
       ->capture_default_str();
   cmd->add_option("--budget", o->budget, "Unique kernels to measure (revisits are free)")
       ->check(CLI::Range(1, 1000000))
@@ -276,21 +302,36 @@ void addTuneCommand(CLI::App& app, int& exitCode) {
       ->capture_default_str();
   cmd->add_option("--profile", o->profile, "imix (default), mtu, jumbo, bulk, seed");
   cmd->add_option("--sizes", o->sizes, "Custom profile: LEN[:WEIGHT],... e.g. 40:7,1500:1");
-  cmd->add_option("--cache", o->cache, "hot or cold")->check(CLI::IsMember({"hot", "cold"}))->capture_default_str();
-  cmd->add_option("--set-size", o->setSizeMb, "Cold set size in MiB")->check(CLI::Range(1, 4096))->capture_default_str();
-  cmd->add_flag("--kernel-safe", o->kernelSafe, "Only kernels the Linux kernel may run (general-purpose registers)");
-  cmd->add_option("--out", o->out, "Output directory (default results/<cpu-key>/<profile>[-cold][-kernel])");
+  cmd->add_option("--cache", o->cache, "hot or cold")
+      ->check(CLI::IsMember({"hot", "cold"}))
+      ->capture_default_str();
+  cmd->add_option("--set-size", o->setSizeMb, "Cold set size in MiB")
+      ->check(CLI::Range(1, 4096))
+      ->capture_default_str();
+  cmd->add_flag("--kernel-safe", o->kernelSafe,
+                "Only kernels the Linux kernel may run (general-purpose registers)");
+  cmd->add_option("--out", o->out,
+                  "Output directory (default results/<cpu-key>/<profile>[-cold][-kernel])");
   cmd->add_flag("--resume", o->resume, "Continue from the output directory's results.json");
-  cmd->add_option("--seed", o->seed, "Seed: the same seed visits the same points in the same order")->capture_default_str();
-  cmd->add_option("--stall", o->stall, "Stop a carry family after N evaluations without improvement (0 = auto)");
-  cmd->add_option("--finalists", o->finalists, "How many of the best to re-measure")->check(CLI::Range(1, 50))->capture_default_str();
-  cmd->add_option("--style", o->style, "winner.S style: kernel or gas")->check(CLI::IsMember({"kernel", "gas"}))->capture_default_str();
-  cmd->add_option("--cpu", o->cpu, "CPU to pin to (default: the last one)")->check(CLI::Range(0, 4095));
+  cmd->add_option("--seed", o->seed, "Seed: the same seed visits the same points in the same order")
+      ->capture_default_str();
+  cmd->add_option("--stall", o->stall,
+                  "Stop a carry family after N evaluations without improvement (0 = auto)");
+  cmd->add_option("--finalists", o->finalists, "How many of the best to re-measure")
+      ->check(CLI::Range(1, 50))
+      ->capture_default_str();
+  cmd->add_option("--style", o->style, "winner.S style: kernel or gas")
+      ->check(CLI::IsMember({"kernel", "gas"}))
+      ->capture_default_str();
+  cmd->add_option("--cpu", o->cpu, "CPU to pin to (default: the last one)")
+      ->check(CLI::Range(0, 4095));
   cmd->add_flag("--quiet", o->quiet, "No progress line or notes on stderr");
-  cmd->add_flag("--require-speedup", o->requireSpeedup, "Exit 1 unless the winner is significantly faster than linux-like");
-  cmd->add_option("--replay", o->replay,
-                  "Search the evaluations recorded in FILE (an exhaustive run's results.json) instead "
-                  "of measuring; print how close the search came to the table's optimum");
+  cmd->add_flag("--require-speedup", o->requireSpeedup,
+                "Exit 1 unless the winner is significantly faster than linux-like");
+  cmd->add_option(
+      "--replay", o->replay,
+      "Search the evaluations recorded in FILE (an exhaustive run's results.json) instead "
+      "of measuring; print how close the search came to the table's optimum");
   cmd->callback([o, &exitCode] { exitCode = runTune(*o); });
 }
 

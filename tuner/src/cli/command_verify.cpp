@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "cli_support.hpp"
 #include "commands.hpp"
 #include "csumtune/cpu.hpp"
 #include "csumtune/jit.hpp"
@@ -60,11 +61,7 @@ bool verifyOne(const VerifyOptions& options, const gen::Params& params,
 void verifyListed(const VerifyOptions& options) {
   std::vector<gen::Params> kernels;
   for (const std::string& text : options.params) {
-    try {
-      kernels.push_back(gen::parseParams(text));
-    } catch (const gen::ParamsError& e) {
-      throw UsageError(fmt::format("bad --params '{}': {}", text, e.what()));
-    }
+    kernels.push_back(parseParamsOption(text));
     if (auto missing = missingFeatures(kernels.back()); !missing.empty()) {
       throw UsageError(fmt::format("{} needs {}, which this CPU does not have; not run",
                                    kernels.back().toString(), gen::toString(missing.front())));
@@ -83,7 +80,8 @@ void verifyListed(const VerifyOptions& options) {
     std::fflush(stdout);
   }
   if (!tally.failures.empty()) {
-    throw CheckFailed(fmt::format("{} of {} kernels failed", tally.failures.size(), kernels.size()));
+    throw CheckFailed(
+        fmt::format("{} of {} kernels failed", tally.failures.size(), kernels.size()));
   }
 }
 
@@ -127,7 +125,8 @@ void verifyAll(const VerifyOptions& options) {
   fmt::print("verified {} kernels ({} plan, {} calls) in {:.1f} s on {} threads: {} failed",
              space.size() - tally.skipped, options.quick ? "quick" : "full", tally.calls.load(),
              seconds, threads, tally.failures.size());
-  if (tally.skipped) fmt::print(", {} skipped (CPU lacks a feature they need)", tally.skipped.load());
+  if (tally.skipped)
+    fmt::print(", {} skipped (CPU lacks a feature they need)", tally.skipped.load());
   fmt::print("\n");
   if (!tally.failures.empty()) {
     throw CheckFailed(fmt::format("{} kernels failed verification", tally.failures.size()));
@@ -139,10 +138,12 @@ void verifyAll(const VerifyOptions& options) {
 void addVerifyCommand(CLI::App& app) {
   auto options = std::make_shared<VerifyOptions>();
   auto* cmd = app.add_subcommand(
-      "verify", "Check kernels against the plain reference (lengths, alignments, data, initial "
-                "sums, guard pages). Exit 1 on any wrong sum or stray read");
-  auto* params = cmd->add_option("--params", options->params,
-                                 "Kernel to verify, e.g. carry=adc,chains=4,unroll=16 (repeatable)");
+      "verify",
+      "Check kernels against the plain reference (lengths, alignments, data, initial "
+      "sums, guard pages). Exit 1 on any wrong sum or stray read");
+  auto* params =
+      cmd->add_option("--params", options->params,
+                      "Kernel to verify, e.g. carry=adc,chains=4,unroll=16 (repeatable)");
   auto* all = cmd->add_flag("--all", options->all, "Verify every kernel of the parameter space");
   params->excludes(all);
   cmd->add_flag("--quick", options->quick,

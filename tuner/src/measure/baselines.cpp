@@ -19,6 +19,8 @@ std::uint32_t plainCChecksum(const void* buf, int len, std::uint32_t sum) {
   return static_cast<std::uint32_t>(total);
 }
 
-gen::Params linuxLikeParams() { return gen::Params{gen::Carry::Adc, 2, 10, 0, gen::Hint::T0}; }
+gen::Params linuxLikeParams() {
+  return gen::Params{gen::Carry::Adc, 2, 10, 0, gen::Hint::T0};
+}
 
 }  // namespace csumtune::tuner

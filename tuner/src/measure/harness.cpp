@@ -43,7 +43,8 @@ std::size_t calibrate(const std::vector<TimedKernel>& kernels, int len, const Me
   double fastest = 1e300;
   for (const TimedKernel& k : kernels) {
     double best = 1e300;
-    for (int i = 0; i < 5; ++i) best = std::min(best, timeBatch(k.fn, len, 16, timer, workload, cursor, config.serialize));
+    for (int i = 0; i < 5; ++i)
+      best = std::min(best, timeBatch(k.fn, len, 16, timer, workload, cursor, config.serialize));
     fastest = std::min(fastest, best);
   }
   const double iterations = std::ceil(config.targetBatchTicks / std::max(fastest, 1.0));
@@ -83,9 +84,8 @@ std::vector<KernelSamples> measureInterleaved(const std::vector<TimedKernel>& ke
       // Rotate the order each round: no kernel always runs right after the same other one.
       for (std::size_t j = 0; j < results.size(); ++j) {
         auto& r = results[(j + static_cast<std::size_t>(round)) % results.size()];
-        r.sizes[s].perCall.push_back(
-            timeBatch(r.kernel.fn, config.sizes[s], iterations[s], timer, workload, cursor,
-                      config.serialize));
+        r.sizes[s].perCall.push_back(timeBatch(r.kernel.fn, config.sizes[s], iterations[s], timer,
+                                               workload, cursor, config.serialize));
         ++done;
       }
       if (progress) progress(done, total);

@@ -25,8 +25,8 @@ struct TimedKernel {
 
 struct MeasureConfig {
   std::vector<int> sizes;
-  int repeat = 101;                 // samples per kernel and size
-  double targetBatchTicks = 100000; // a batch of calls lasts at least this long
+  int repeat = 101;                  // samples per kernel and size
+  double targetBatchTicks = 100000;  // a batch of calls lasts at least this long
   int warmupBatches = 3;
   bool serialize = false;  // latency: each call's buffer address waits for the previous result
 };

@@ -40,7 +40,8 @@ std::vector<std::string> frequencyWarnings(int cpu) {
     return {fmt::format("frequency governor of CPU {} unreadable ({}): clock may vary", cpu, path)};
   }
   if (governor != "performance") {
-    return {fmt::format("CPU {} governor is '{}', not 'performance': clock may vary", cpu, governor)};
+    return {
+        fmt::format("CPU {} governor is '{}', not 'performance': clock may vary", cpu, governor)};
   }
   return {};
 }

@@ -12,9 +12,9 @@ namespace csumtune::tuner {
 class Timer {
  public:
   virtual ~Timer() = default;
-  virtual std::uint64_t start() = 0;  // call before the timed code
-  virtual std::uint64_t stop() = 0;   // call after it
-  virtual std::string unit() const = 0;  // "cycles" or "tsc-ticks"
+  virtual std::uint64_t start() = 0;       // call before the timed code
+  virtual std::uint64_t stop() = 0;        // call after it
+  virtual std::string unit() const = 0;    // "cycles" or "tsc-ticks"
   virtual std::string source() const = 0;  // how it reads the clock, for reports
 
   // Median cost of an empty start/stop pair, measured once at creation; harnesses subtract

@@ -10,7 +10,9 @@
 
 namespace csumtune::tuner {
 
-const char* toString(CacheState cache) { return cache == CacheState::Hot ? "hot" : "cold"; }
+const char* toString(CacheState cache) {
+  return cache == CacheState::Hot ? "hot" : "cold";
+}
 
 Workload::Workload(const WorkloadConfig& config, std::size_t maxLength)
     : config_(config), maxLength_(maxLength) {
@@ -25,7 +27,8 @@ Workload::Workload(const WorkloadConfig& config, std::size_t maxLength)
   mapped_ = config.cache == CacheState::Hot ? span : config.setSizeBytes;
   void* p = mmap(nullptr, mapped_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) {
-    throw std::runtime_error("cannot map the benchmark buffer: " + std::string(std::strerror(errno)));
+    throw std::runtime_error("cannot map the benchmark buffer: " +
+                             std::string(std::strerror(errno)));
   }
   base_ = static_cast<std::uint8_t*>(p);
   // The kernel reads packets through its direct map (2 MiB / 1 GiB pages): ask for huge

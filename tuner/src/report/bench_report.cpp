@@ -14,9 +14,9 @@ std::string setSizeText(const BenchSetup& setup, int size) {
 }
 
 nlohmann::json summaryJson(const Summary& s) {
-  return {{"median", s.median}, {"min", s.min},     {"max", s.max},
-          {"mean", s.mean},     {"mad", s.mad},     {"q1", s.q1},
-          {"q3", s.q3},         {"iqr", s.iqr},     {"rsd_percent", s.rsdPercent}};
+  return {{"median", s.median}, {"min", s.min}, {"max", s.max},
+          {"mean", s.mean},     {"mad", s.mad}, {"q1", s.q1},
+          {"q3", s.q3},         {"iqr", s.iqr}, {"rsd_percent", s.rsdPercent}};
 }
 
 }  // namespace
@@ -37,8 +37,8 @@ BenchReport buildBenchReport(const BenchSetup& setup, const std::vector<KernelSa
     for (const SizeSamples& s : k.sizes) {
       std::vector<double> perByte;
       for (double c : s.perCall) perByte.push_back(c / s.size);
-      figures.sizes.push_back({s.size, s.iterations, s.perCall.size(), summarize(perByte),
-                               summarize(s.perCall)});
+      figures.sizes.push_back(
+          {s.size, s.iterations, s.perCall.size(), summarize(perByte), summarize(s.perCall)});
     }
     report.kernels.push_back(std::move(figures));
   }
@@ -57,21 +57,27 @@ BenchReport buildBenchReport(const BenchSetup& setup, const std::vector<KernelSa
 std::string formatTable(const BenchReport& r) {
   const BenchSetup& s = r.setup;
   std::string out = fmt::format(
-      "{} cache{}, offset {}, calls {}, {} samples per figure, timer {} ({}; overhead {:.0f} subtracted), "
+      "{} cache{}, offset {}, calls {}, {} samples per figure, timer {} ({}; overhead {:.0f} "
+      "subtracted), "
       "CPU {} pinned\n",
       toString(s.cache),
-      s.cache == CacheState::Cold ? fmt::format(" (set {} MiB, random positions)", s.setSizeBytes >> 20) : "",
-      s.offset, s.serialized ? "serialized (latency)" : "chained through the sum", s.repeat, s.unit, s.timerSource, s.timerOverhead, s.pinnedCpu);
+      s.cache == CacheState::Cold
+          ? fmt::format(" (set {} MiB, random positions)", s.setSizeBytes >> 20)
+          : "",
+      s.offset, s.serialized ? "serialized (latency)" : "chained through the sum", s.repeat, s.unit,
+      s.timerSource, s.timerOverhead, s.pinnedCpu);
   out += fmt::format("cpu: {} (family {:#x} model {:#x} stepping {})\n", s.cpu.brand, s.cpu.family,
                      s.cpu.model, s.cpu.stepping);
   for (const auto& w : s.warnings) out += "warning: " + w + "\n";
   out += "\n";
   for (std::size_t k = 0; k < r.kernels.size(); ++k) {
-    out += fmt::format("K{} = {}{}\n", k + 1, r.kernels[k].kernel.name,
-                       r.kernels[k].kernel.kind == "jit" ? "" : " (" + r.kernels[k].kernel.kind + ")");
+    out +=
+        fmt::format("K{} = {}{}\n", k + 1, r.kernels[k].kernel.name,
+                    r.kernels[k].kernel.kind == "jit" ? "" : " (" + r.kernels[k].kernel.kind + ")");
   }
   out += fmt::format("\nmedian {}/byte ± MAD, [min]\n{:>7}", s.unit, "bytes");
-  for (std::size_t k = 0; k < r.kernels.size(); ++k) out += fmt::format(" {:>22}", fmt::format("K{}", k + 1));
+  for (std::size_t k = 0; k < r.kernels.size(); ++k)
+    out += fmt::format(" {:>22}", fmt::format("K{}", k + 1));
   out += "\n";
   for (std::size_t i = 0; i < s.sizes.size(); ++i) {
     out += fmt::format("{:>7}", s.sizes[i]);
@@ -96,7 +102,8 @@ std::string formatSeed(const BenchReport& r) {
   std::string out;
   for (const KernelFigures& k : r.kernels) {
     out += fmt::format("{} ({})\n", k.kernel.name, k.kernel.kind);
-    out += fmt::format("{:>8} | {:>10} | {:>10} | {}\n", "length", "Set Sz", "iterations", unitColumn);
+    out +=
+        fmt::format("{:>8} | {:>10} | {:>10} | {}\n", "length", "Set Sz", "iterations", unitColumn);
     for (const SizeFigures& f : k.sizes) {
       out += fmt::format("{:>8} | {:>10} | {:>10} | {:.4f}\n", f.size, setSizeText(r.setup, f.size),
                          f.iterations * f.samples, f.perByte.median);
@@ -171,10 +178,10 @@ std::string formatCsv(const BenchReport& r) {
   for (const KernelFigures& k : r.kernels) {
     for (const SizeFigures& f : k.sizes) {
       out += fmt::format("\"{}\",{},{},{},{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.3f},{:.2f}\n",
-                         k.kernel.name, k.kernel.kind, f.size, r.setup.unit, toString(r.setup.cache),
-                         r.setup.setSizeBytes, f.iterations, f.samples, f.perByte.median,
-                         f.perByte.min, f.perByte.mad, f.perByte.iqr, f.perByte.rsdPercent,
-                         f.perCall.median);
+                         k.kernel.name, k.kernel.kind, f.size, r.setup.unit,
+                         toString(r.setup.cache), r.setup.setSizeBytes, f.iterations, f.samples,
+                         f.perByte.median, f.perByte.min, f.perByte.mad, f.perByte.iqr,
+                         f.perByte.rsdPercent, f.perCall.median);
     }
   }
   return out;

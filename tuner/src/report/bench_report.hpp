@@ -13,9 +13,9 @@
 namespace csumtune::tuner {
 
 struct BenchSetup {
-  std::string unit;         // "cycles" or "tsc-ticks"
+  std::string unit;  // "cycles" or "tsc-ticks"
   std::string timerSource;
-  double timerOverhead = 0; // timer units, subtracted from every batch
+  double timerOverhead = 0;  // timer units, subtracted from every batch
   CpuIdentity cpu;
   int pinnedCpu = -1;
   std::vector<std::string> warnings;

@@ -13,11 +13,16 @@ namespace {
 using nlohmann::json;
 
 json ratioJson(const RatioEstimate& r) {
-  return {{"median", r.median}, {"ci_low", r.low}, {"ci_high", r.high},
-          {"confidence", r.confidence}, {"significant", r.significant()}};
+  return {{"median", r.median},
+          {"ci_low", r.low},
+          {"ci_high", r.high},
+          {"confidence", r.confidence},
+          {"significant", r.significant()}};
 }
 
-json finiteOrNull(double x) { return std::isfinite(x) ? json(x) : json(); }
+json finiteOrNull(double x) {
+  return std::isfinite(x) ? json(x) : json();
+}
 
 json evaluationJson(const Evaluation& e) {
   return {{"index", e.index},
@@ -40,21 +45,18 @@ json finalistJson(const FinalistResult& f) {
                      {"baseline_per_byte", s.baselinePerByte},
                      {"speedup", ratioJson(s.speedup)}});
   }
-  return {{"params", f.params.toString()},
-          {"search_score", f.searchScore},
-          {"score_per_byte", f.scorePerByte},
-          {"baseline_per_byte", f.baselinePerByte},
-          {"speedup", ratioJson(f.speedup)},
-          {"sizes", sizes}};
+  return {{"params", f.params.toString()},    {"search_score", f.searchScore},
+          {"score_per_byte", f.scorePerByte}, {"baseline_per_byte", f.baselinePerByte},
+          {"speedup", ratioJson(f.speedup)},  {"sizes", sizes}};
 }
 
 json cpuJson(const CpuIdentity& cpu, const std::string& key) {
   json features = json::object();
   for (const auto& f : cpu.features) features[f.name] = f.present;
-  return {{"vendor", cpu.vendor},   {"brand", cpu.brand},       {"family", cpu.family},
-          {"model", cpu.model},     {"stepping", cpu.stepping},
-          {"microcode", cpu.microcode ? json(*cpu.microcode) : json()},
-          {"features", features},   {"key", key}};
+  return {{"vendor", cpu.vendor},     {"brand", cpu.brand},
+          {"family", cpu.family},     {"model", cpu.model},
+          {"stepping", cpu.stepping}, {"microcode", cpu.microcode ? json(*cpu.microcode) : json()},
+          {"features", features},     {"key", key}};
 }
 
 }  // namespace
@@ -76,7 +78,8 @@ std::string verdict(const FinalistResult& w, const std::string& baseline) {
 
 json toJson(const TuneRun& run) {
   json sizes = json::array();
-  for (const auto& e : run.profile.entries) sizes.push_back({{"size", e.size}, {"weight", e.weight}});
+  for (const auto& e : run.profile.entries)
+    sizes.push_back({{"size", e.size}, {"weight", e.weight}});
   json evaluations = json::array();
   std::size_t ok = 0, wrong = 0, refused = 0;
   for (const Evaluation& e : run.evaluations) {
@@ -87,7 +90,9 @@ json toJson(const TuneRun& run) {
   for (const auto& f : run.finalists) finalists.push_back(finalistJson(f));
   json sweep = json::array();
   for (const auto& p : run.sweep) {
-    sweep.push_back({{"size", p.size}, {"winner_per_byte", p.winnerPerByte}, {"baseline_per_byte", p.baselinePerByte}});
+    sweep.push_back({{"size", p.size},
+                     {"winner_per_byte", p.winnerPerByte},
+                     {"baseline_per_byte", p.baselinePerByte}});
   }
   json j = {
       {"schema", kResultsSchema},
@@ -103,8 +108,9 @@ json toJson(const TuneRun& run) {
         {"sizes", sizes},
         {"cache", toString(run.cache)},
         {"set_size_bytes", run.setSizeBytes},
-        {"score", "sum(weight * median time per call) / sum(weight * length), in timer units per byte; "
-                  "the search ranks by the same figure divided by the reference's, measured interleaved"}}},
+        {"score",
+         "sum(weight * median time per call) / sum(weight * length), in timer units per byte; "
+         "the search ranks by the same figure divided by the reference's, measured interleaved"}}},
       {"search",
        {{"algorithm", run.search.algorithm},
         {"seed", run.search.seed},
@@ -114,6 +120,7 @@ json toJson(const TuneRun& run) {
         {"kernel_safe", run.kernelSafe},
         {"unique_evaluations", run.uniqueThisRun},
         {"revisits", run.revisits},
+        {"noise_retries", run.noiseRetries},
         {"evaluations_total", run.evaluations.size()},
         {"ok", ok},
         {"wrong", wrong},
@@ -121,11 +128,13 @@ json toJson(const TuneRun& run) {
         {"elapsed_seconds", run.elapsedSeconds},
         {"stopped_because", run.stoppedBecause},
         {"phases", run.phases}}},
-      {"timer", {{"unit", run.timerUnit}, {"source", run.timerSource}, {"overhead", run.timerOverhead}}},
+      {"timer",
+       {{"unit", run.timerUnit}, {"source", run.timerSource}, {"overhead", run.timerOverhead}}},
       {"measure",
        {{"reference", run.reference},
         {"search_repeat", run.measure.repeat},
         {"search_batch_ticks", run.measure.targetBatchTicks},
+        {"noise_tolerance", run.measure.noiseTolerance},
         {"final_repeat", run.final.repeat},
         {"final_batch_ticks", run.final.targetBatchTicks}}},
       {"evaluations", evaluations},
@@ -151,27 +160,33 @@ namespace {
 
 json readResultsJson(const std::string& path, const char* purpose) {
   std::ifstream in(path);
-  if (!in) throw ResultsError(fmt::format("cannot {}: {} does not exist or is unreadable", purpose, path));
+  if (!in)
+    throw ResultsError(fmt::format("cannot {}: {} does not exist or is unreadable", purpose, path));
   json j;
   try {
     j = json::parse(in);
   } catch (const json::exception& e) {
-    throw ResultsError(fmt::format("cannot {}: {} is not valid JSON ({})", purpose, path, e.what()));
+    throw ResultsError(
+        fmt::format("cannot {}: {} is not valid JSON ({})", purpose, path, e.what()));
   }
   if (!j.is_object() || j.value("schema", "") != kResultsSchema) {
-    throw ResultsError(fmt::format("cannot {}: {} is not a {} file", purpose, path, kResultsSchema));
+    throw ResultsError(
+        fmt::format("cannot {}: {} is not a {} file", purpose, path, kResultsSchema));
   }
   return j;
 }
 
-std::vector<Evaluation> evaluationsFromJson(const json& j, const std::string& path, const char* purpose) {
+std::vector<Evaluation> evaluationsFromJson(const json& j, const std::string& path,
+                                            const char* purpose) {
   try {
     std::vector<Evaluation> out;
     for (const auto& e : j.at("evaluations")) {
       Evaluation ev;
       ev.params = gen::parseParams(e.at("params").get<std::string>());
       const auto status = evalStatusFromString(e.at("status").get<std::string>());
-      if (!status) throw ResultsError(fmt::format("cannot {}: unknown evaluation status in {}", purpose, path));
+      if (!status)
+        throw ResultsError(
+            fmt::format("cannot {}: unknown evaluation status in {}", purpose, path));
       ev.status = *status;
       ev.message = e.value("message", "");
       if (!e.at("score").is_null()) ev.score = e.at("score").get<double>();
@@ -183,7 +198,8 @@ std::vector<Evaluation> evaluationsFromJson(const json& j, const std::string& pa
     }
     return out;
   } catch (const json::exception& e) {
-    throw ResultsError(fmt::format("cannot {}: {} is missing fields ({})", purpose, path, e.what()));
+    throw ResultsError(
+        fmt::format("cannot {}: {} is missing fields ({})", purpose, path, e.what()));
   } catch (const gen::ParamsError& e) {
     throw ResultsError(fmt::format("cannot {}: {} holds bad params ({})", purpose, path, e.what()));
   }
@@ -200,20 +216,24 @@ std::vector<Evaluation> readEvaluationsForResume(const std::string& path, const 
   try {
     const std::string key = j.at("cpu").at("key").get<std::string>();
     if (key != current.cpuKey) {
-      throw ResultsError(fmt::format("cannot --resume: {} was tuned on CPU {}, this is {}", path, key, current.cpuKey));
+      throw ResultsError(fmt::format("cannot --resume: {} was tuned on CPU {}, this is {}", path,
+                                     key, current.cpuKey));
     }
     const auto& w = j.at("workload");
     std::string spec;
     for (const auto& s : w.at("sizes")) {
-      spec += fmt::format("{}{}:{}", spec.empty() ? "" : ",", s.at("size").get<int>(), s.at("weight").get<double>());
+      spec += fmt::format("{}{}:{}", spec.empty() ? "" : ",", s.at("size").get<int>(),
+                          s.at("weight").get<double>());
     }
-    if (spec != current.profile.spec() || w.at("cache").get<std::string>() != toString(current.cache)) {
-      throw ResultsError(fmt::format("cannot --resume: {} tuned for {} ({}), this run is for {} ({})", path,
-                                     spec, w.at("cache").get<std::string>(), current.profile.spec(),
-                                     toString(current.cache)));
+    if (spec != current.profile.spec() ||
+        w.at("cache").get<std::string>() != toString(current.cache)) {
+      throw ResultsError(fmt::format(
+          "cannot --resume: {} tuned for {} ({}), this run is for {} ({})", path, spec,
+          w.at("cache").get<std::string>(), current.profile.spec(), toString(current.cache)));
     }
     if (j.at("search").at("kernel_safe").get<bool>() != current.kernelSafe) {
-      throw ResultsError("cannot --resume: " + path + " searched a different space (--kernel-safe differs)");
+      throw ResultsError("cannot --resume: " + path +
+                         " searched a different space (--kernel-safe differs)");
     }
   } catch (const json::exception& e) {
     throw ResultsError(fmt::format("cannot --resume: {} is missing fields ({})", path, e.what()));

@@ -43,6 +43,7 @@ struct TuneRun {
   FinalSettings final;
   std::vector<Evaluation> evaluations;
   std::size_t uniqueThisRun = 0, revisits = 0;
+  std::size_t noiseRetries = 0;  // candidates measured again by the noise guard
   double elapsedSeconds = 0;
   std::string stoppedBecause;
   std::vector<std::string> phases;

@@ -68,9 +68,11 @@ SearchOutcome runNlopt(const NloptAlgorithm& algo, const SearchSpace& space, Eva
   const auto families = space.families();
   const Point lower = SearchSpace::lowerBounds(), upper = SearchSpace::upperBounds();
   for (std::size_t f = 0; f < families.size(); ++f) {
-    const std::size_t remaining = evaluator.budget() - std::min(evaluator.budget(), evaluator.uniqueThisRun());
+    const std::size_t remaining =
+        evaluator.budget() - std::min(evaluator.budget(), evaluator.uniqueThisRun());
     const std::size_t share = std::max<std::size_t>(1, remaining / (families.size() - f));
-    const std::size_t stall = settings.stall ? settings.stall : std::max<std::size_t>(20, share / 2);
+    const std::size_t stall =
+        settings.stall ? settings.stall : std::max<std::size_t>(20, share / 2);
     evaluator.beginPhase(share, stall);
     FamilyContext ctx{&space, families[f], &evaluator, std::nullopt};
 
@@ -99,8 +101,9 @@ SearchOutcome runNlopt(const NloptAlgorithm& algo, const SearchSpace& space, Eva
     } catch (const std::exception& e) {
       how = std::string("nlopt stopped: ") + e.what();
     }
-    outcome.phases.push_back(fmt::format("{}: {} after {} unique evaluations", gen::toString(families[f]),
-                                         how, evaluator.uniqueThisRun()));
+    outcome.phases.push_back(fmt::format("{}: {} after {} unique evaluations",
+                                         gen::toString(families[f]), how,
+                                         evaluator.uniqueThisRun()));
     if (ctx.stop && !ctx.stop->endsPhaseOnly()) {
       outcome.stoppedBecause = ctx.stop->what();
       return outcome;
@@ -121,7 +124,8 @@ bool isKnownAlgorithm(const std::string& name) {
   return std::find(names.begin(), names.end(), name) != names.end();
 }
 
-SearchOutcome runSearch(const SearchSpace& space, Evaluator& evaluator, const SearchSettings& settings) {
+SearchOutcome runSearch(const SearchSpace& space, Evaluator& evaluator,
+                        const SearchSettings& settings) {
   evaluator.beginPhase(0, 0);
   if (settings.algorithm == "exhaustive") return runList(space.distinctKernels(), evaluator);
   if (settings.algorithm == "random") {

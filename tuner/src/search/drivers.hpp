@@ -28,7 +28,7 @@ std::vector<std::string> algorithmNames();
 bool isKnownAlgorithm(const std::string& name);
 
 struct SearchOutcome {
-  std::string stoppedBecause;  // why the search as a whole ended
+  std::string stoppedBecause;       // why the search as a whole ended
   std::vector<std::string> phases;  // one line per carry family (nlopt drivers)
 };
 

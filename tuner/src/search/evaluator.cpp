@@ -10,9 +10,12 @@ constexpr std::size_t kMaxRevisitsInARow = 400;
 
 const char* toString(EvalStatus status) {
   switch (status) {
-    case EvalStatus::Ok: return "ok";
-    case EvalStatus::Wrong: return "wrong";
-    case EvalStatus::Refused: return "refused";
+    case EvalStatus::Ok:
+      return "ok";
+    case EvalStatus::Wrong:
+      return "wrong";
+    case EvalStatus::Refused:
+      return "refused";
   }
   return "?";
 }
@@ -26,13 +29,20 @@ std::optional<EvalStatus> evalStatusFromString(const std::string& text) {
 
 const char* toString(SearchStopped::Why why) {
   switch (why) {
-    case SearchStopped::Why::Budget: return "budget of unique evaluations used";
-    case SearchStopped::Why::Time: return "time limit reached";
-    case SearchStopped::Why::Interrupted: return "interrupted";
-    case SearchStopped::Why::PhaseBudget: return "family budget used";
-    case SearchStopped::Why::PhaseStall: return "no improvement (stall limit)";
-    case SearchStopped::Why::PhaseRevisits: return "converged (only known points proposed)";
-    case SearchStopped::Why::Exhausted: return "space exhausted";
+    case SearchStopped::Why::Budget:
+      return "budget of unique evaluations used";
+    case SearchStopped::Why::Time:
+      return "time limit reached";
+    case SearchStopped::Why::Interrupted:
+      return "interrupted";
+    case SearchStopped::Why::PhaseBudget:
+      return "family budget used";
+    case SearchStopped::Why::PhaseStall:
+      return "no improvement (stall limit)";
+    case SearchStopped::Why::PhaseRevisits:
+      return "converged (only known points proposed)";
+    case SearchStopped::Why::Exhausted:
+      return "space exhausted";
   }
   return "?";
 }
@@ -49,10 +59,13 @@ double Evaluator::elapsedSeconds() const {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
 }
 
-bool Evaluator::known(const gen::Params& params) const { return byKey_.count(codeKey(params)) > 0; }
+bool Evaluator::known(const gen::Params& params) const {
+  return byKey_.count(codeKey(params)) > 0;
+}
 
 void Evaluator::checkGlobalStops() const {
-  if (rules_.interrupted && rules_.interrupted->load()) throw SearchStopped(SearchStopped::Why::Interrupted);
+  if (rules_.interrupted && rules_.interrupted->load())
+    throw SearchStopped(SearchStopped::Why::Interrupted);
   if (uniqueThisRun_ >= rules_.budget) throw SearchStopped(SearchStopped::Why::Budget);
   if (rules_.timeLimitSeconds > 0 && elapsedSeconds() >= rules_.timeLimitSeconds) {
     throw SearchStopped(SearchStopped::Why::Time);
@@ -80,19 +93,23 @@ void Evaluator::preload(const std::vector<Evaluation>& earlier) {
 }
 
 double Evaluator::operator()(const gen::Params& params) {
-  if (rules_.interrupted && rules_.interrupted->load()) throw SearchStopped(SearchStopped::Why::Interrupted);
+  if (rules_.interrupted && rules_.interrupted->load())
+    throw SearchStopped(SearchStopped::Why::Interrupted);
   const std::string key = codeKey(params);
   // Known points cost nothing: they are answered even after the budget is spent.
   if (auto it = byKey_.find(key); it != byKey_.end()) {
     ++revisits_;
     const double score = evaluations_[it->second].score;
     phaseBest_ = std::min(phaseBest_, score);
-    if (++revisitsInARow_ > kMaxRevisitsInARow) throw SearchStopped(SearchStopped::Why::PhaseRevisits);
+    if (++revisitsInARow_ > kMaxRevisitsInARow)
+      throw SearchStopped(SearchStopped::Why::PhaseRevisits);
     return score;
   }
   checkGlobalStops();
-  if (phaseLimit_ && phaseUnique_ >= phaseLimit_) throw SearchStopped(SearchStopped::Why::PhaseBudget);
-  if (phaseStall_ && sinceImprovement_ >= phaseStall_) throw SearchStopped(SearchStopped::Why::PhaseStall);
+  if (phaseLimit_ && phaseUnique_ >= phaseLimit_)
+    throw SearchStopped(SearchStopped::Why::PhaseBudget);
+  if (phaseStall_ && sinceImprovement_ >= phaseStall_)
+    throw SearchStopped(SearchStopped::Why::PhaseStall);
 
   Evaluation e = measurer_.measure(canonicalCode(params));
   e.index = evaluations_.size();

@@ -27,7 +27,7 @@ struct Evaluation {
   std::size_t index = 0;  // order among unique evaluations
   gen::Params params;
   EvalStatus status = EvalStatus::Ok;
-  std::string message;  // why it is wrong or refused
+  std::string message;                                            // why it is wrong or refused
   double score = std::numeric_limits<double>::infinity();         // candidate / reference
   double scorePerByte = std::numeric_limits<double>::infinity();  // timer units per byte
   double referencePerByte = 0;  // the reference measured alongside
@@ -57,8 +57,8 @@ struct SearchStopped : std::runtime_error {
 const char* toString(SearchStopped::Why why);
 
 struct StopRules {
-  std::size_t budget = 300;       // unique evaluations, whole search
-  double timeLimitSeconds = 0;    // 0 = none
+  std::size_t budget = 300;     // unique evaluations, whole search
+  double timeLimitSeconds = 0;  // 0 = none
   const std::atomic<bool>* interrupted = nullptr;
 };
 

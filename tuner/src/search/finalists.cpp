@@ -23,7 +23,8 @@ std::vector<FinalistResult> remeasureFinalists(const std::vector<Evaluation>& fi
   std::vector<Kernel> kernels;
   std::vector<TimedKernel> timed;
   kernels.push_back(Jit::compile(linuxLikeParams()));
-  timed.push_back({kLinuxLikeName, kernels.back().canonical(), "baseline-linux", kernels.back().fn()});
+  timed.push_back(
+      {kLinuxLikeName, kernels.back().canonical(), "baseline-linux", kernels.back().fn()});
   for (const Evaluation& e : finalists) {
     kernels.push_back(Jit::compile(e.params));
     timed.push_back({e.params.toString(), e.params.toString(), "jit", kernels.back().fn()});

@@ -14,9 +14,9 @@ namespace csumtune::tuner {
 
 struct SizeComparison {
   int size = 0;
-  double perByte = 0;          // median timer units per byte
+  double perByte = 0;  // median timer units per byte
   double baselinePerByte = 0;
-  RatioEstimate speedup;       // baseline / kernel, paired by round
+  RatioEstimate speedup;  // baseline / kernel, paired by round
 };
 
 struct FinalistResult {

@@ -7,7 +7,8 @@ namespace csumtune::tuner {
 
 SearchSpace::SearchSpace(bool kernelSafeOnly) : kernelSafeOnly_(kernelSafeOnly) {
   for (const auto& traits : gen::allCarryTraits()) {
-    if (traits.generated && (!kernelSafeOnly || traits.kernelSafe)) families_.push_back(traits.carry);
+    if (traits.generated && (!kernelSafeOnly || traits.kernelSafe))
+      families_.push_back(traits.carry);
   }
 }
 
@@ -44,6 +45,8 @@ gen::Params canonicalCode(gen::Params params) {
   return params;
 }
 
-std::string codeKey(const gen::Params& params) { return canonicalCode(params).toString(); }
+std::string codeKey(const gen::Params& params) {
+  return canonicalCode(params).toString();
+}
 
 }  // namespace csumtune::tuner

@@ -29,12 +29,12 @@ class CodegenError : public std::runtime_error {
 // Which registers a kernel uses, decided from Params alone (printed in .S headers and
 // checked by the tests: callee-saved registers must be pushed and popped).
 struct RegisterPlan {
-  asmjit::x86::Gp buffer;                          // rdi: advancing load pointer
-  asmjit::x86::Gp remaining;                       // rsi: bytes left
-  std::vector<asmjit::x86::Gp> accumulators;       // [0] is rax, which returns the sum
-  std::vector<asmjit::x86::Gp> carryCounters;      // cmov only
-  asmjit::x86::Gp scratch;                         // loads, lea+1, adcx zero, folding
-  std::vector<asmjit::x86::Gp> calleeSaved;        // pushed in this order, popped reversed
+  asmjit::x86::Gp buffer;                      // rdi: advancing load pointer
+  asmjit::x86::Gp remaining;                   // rsi: bytes left
+  std::vector<asmjit::x86::Gp> accumulators;   // [0] is rax, which returns the sum
+  std::vector<asmjit::x86::Gp> carryCounters;  // cmov only
+  asmjit::x86::Gp scratch;                     // loads, lea+1, adcx zero, folding
+  std::vector<asmjit::x86::Gp> calleeSaved;    // pushed in this order, popped reversed
 };
 
 RegisterPlan planRegisters(const Params& params);

@@ -35,10 +35,10 @@ struct CarryTraits {
   Carry carry;
   std::string_view name;
   std::string_view summary;
-  int unitBytes;          // bytes loaded per unroll step: 8 for GPR families, a vector for SIMD
-  bool generated;         // this generator can emit it
-  bool kernelSafe;        // general-purpose registers only: may run inside the Linux kernel
-  bool needsEvenChains;   // chains come in CF/OF pairs
+  int unitBytes;         // bytes loaded per unroll step: 8 for GPR families, a vector for SIMD
+  bool generated;        // this generator can emit it
+  bool kernelSafe;       // general-purpose registers only: may run inside the Linux kernel
+  bool needsEvenChains;  // chains come in CF/OF pairs
   std::span<const CpuFeature> features;  // CPU features it needs
 };
 
