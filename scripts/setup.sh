@@ -6,7 +6,7 @@ set -euo pipefail
 PACKAGES=(
   build-essential cmake pkg-config binutils python3
   libasmjit-dev libnlopt-cxx-dev libnlopt-dev libfmt-dev
-  libgtest-dev libcli11-dev nlohmann-json3-dev
+  libgtest-dev libcli11-dev nlohmann-json3-dev gnuplot-nox
 )
 
 missing=()

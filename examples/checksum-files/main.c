@@ -13,8 +13,8 @@
 
 enum { CHUNK = 1 << 20 }; /* even, so every chunk but the last keeps 16-bit word pairing */
 
-static int checksum_file(csumtune_fn fn, const char *path, unsigned char *buf) {
-  FILE *f = fopen(path, "rb");
+static int checksum_file(csumtune_fn fn, const char* path, unsigned char* buf) {
+  FILE* f = fopen(path, "rb");
   if (!f) {
     fprintf(stderr, "checksum-files: %s: %s\n", path, strerror(errno));
     return 2;
@@ -32,19 +32,19 @@ static int checksum_file(csumtune_fn fn, const char *path, unsigned char *buf) {
   return 0;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: checksum-files FILE...\n");
     return 2;
   }
   char origin[512];
-  csumtune_kernel *k = csumtune_best(origin, sizeof origin);
+  csumtune_kernel* k = csumtune_best(origin, sizeof origin);
   if (!k) {
     fprintf(stderr, "checksum-files: %s\n", origin);
     return 2;
   }
   fprintf(stderr, "checksum-files: kernel %s from %s\n", csumtune_kernel_params(k), origin);
-  unsigned char *buf = malloc(CHUNK);
+  unsigned char* buf = malloc(CHUNK);
   if (!buf) return 2;
   int status = 0;
   for (int i = 1; i < argc; i++) {

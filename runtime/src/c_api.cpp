@@ -71,7 +71,9 @@ csumtune_kernel* csumtune_best(char* err, size_t errlen) {
   return nullptr;
 }
 
-const char* csumtune_kernel_origin(const csumtune_kernel* k) { return k ? k->origin.c_str() : nullptr; }
+const char* csumtune_kernel_origin(const csumtune_kernel* k) {
+  return k ? k->origin.c_str() : nullptr;
+}
 
 csumtune_fn csumtune_kernel_fn(const csumtune_kernel* k) {
   return k ? k->kernel.fn() : nullptr;

@@ -35,7 +35,8 @@ json readJson(const std::string& path) {
   } catch (const json::parse_error& e) {
     // A parse error at the very end is what a truncated file looks like.
     const bool atEnd = e.byte >= text.size();
-    bad(path, atEnd ? "the file is truncated (JSON ends early)" : std::string("not JSON: ") + e.what());
+    bad(path,
+        atEnd ? "the file is truncated (JSON ends early)" : std::string("not JSON: ") + e.what());
   }
 }
 
@@ -47,7 +48,9 @@ std::map<std::string, bool> featuresOf(const json& features) {
 
 }  // namespace
 
-gen::Params defaultParams() { return gen::Params{gen::Carry::Adc, 4, 16, 0, gen::Hint::T0}; }
+gen::Params defaultParams() {
+  return gen::Params{gen::Carry::Adc, 4, 16, 0, gen::Hint::T0};
+}
 
 std::vector<std::string> resultsSearchPath() {
   std::vector<std::string> dirs;
@@ -67,7 +70,9 @@ std::vector<std::string> resultsSearchPath() {
   return dirs;
 }
 
-LoadedKernel Jit::load(const std::string& path) { return load(path, LoadOptions{}); }
+LoadedKernel Jit::load(const std::string& path) {
+  return load(path, LoadOptions{});
+}
 
 LoadedKernel Jit::load(const std::string& path, const LoadOptions& options) {
   const json j = readJson(path);
@@ -76,7 +81,8 @@ LoadedKernel Jit::load(const std::string& path, const LoadOptions& options) {
     if (!j.is_object()) bad(path, "not a csumtune results file (not a JSON object)");
     const std::string schema = j.value("schema", "");
     if (schema != kSchema) {
-      bad(path, fmt::format("schema '{}' is not the supported '{}'", schema.empty() ? "(none)" : schema, kSchema));
+      bad(path, fmt::format("schema '{}' is not the supported '{}'",
+                            schema.empty() ? "(none)" : schema, kSchema));
     }
     const json& winner = j.at("winner");
     if (winner.is_null()) bad(path, "it has no winner (the tuning run did not finish)");
@@ -91,11 +97,12 @@ LoadedKernel Jit::load(const std::string& path, const LoadOptions& options) {
       for (const auto& f : host.features) hostFeatures[f.name] = f.present;
       const bool sameFeatures = featuresOf(j.at("cpu").at("features")) == hostFeatures;
       if (!(options.acceptSameFeatures && sameFeatures)) {
-        throw Error(Error::Kind::OtherCpu,
-                    fmt::format("cannot load {}: tuned on another CPU ({}, key {}); this is {} (key {}){}",
-                                path, j.at("cpu").value("brand", "?"), tunedKey, host.brand, hostKey,
-                                sameFeatures ? "; it has the same features: accept it explicitly"
-                                             : "; its features differ"));
+        throw Error(
+            Error::Kind::OtherCpu,
+            fmt::format("cannot load {}: tuned on another CPU ({}, key {}); this is {} (key {}){}",
+                        path, j.at("cpu").value("brand", "?"), tunedKey, host.brand, hostKey,
+                        sameFeatures ? "; it has the same features: accept it explicitly"
+                                     : "; its features differ"));
       }
     }
   } catch (const json::exception& e) {
@@ -107,7 +114,8 @@ LoadedKernel Jit::load(const std::string& path, const LoadOptions& options) {
   } catch (const gen::ParamsError& e) {
     bad(path, std::string("its winner is not valid: ") + e.what());
   }
-  return LoadedKernel{compile(parsed), fmt::format("{} ({}, {} cache, tuned on {})", path, profile, cache, tunedKey)};
+  return LoadedKernel{compile(parsed), fmt::format("{} ({}, {} cache, tuned on {})", path, profile,
+                                                   cache, tunedKey)};
 }
 
 LoadedKernel best() {
@@ -121,7 +129,8 @@ LoadedKernel best() {
     if (!std::filesystem::is_directory(dir, ec)) continue;
     std::vector<std::string> runs;
     for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
-      if (std::filesystem::exists(entry.path() / "results.json")) runs.push_back(entry.path().filename().string());
+      if (std::filesystem::exists(entry.path() / "results.json"))
+        runs.push_back(entry.path().filename().string());
     }
     std::sort(runs.begin(), runs.end(), [&](const std::string& a, const std::string& b) {
       const auto ra = std::find(preferred.begin(), preferred.end(), a) - preferred.begin();
@@ -138,7 +147,8 @@ LoadedKernel best() {
   }
   std::string why = fmt::format("no usable tuned results for CPU {}", key);
   if (!problems.empty()) why += " (" + problems.front() + ")";
-  return LoadedKernel{Jit::compile(defaultParams()), fmt::format("default {} ({})", defaultParams().toString(), why)};
+  return LoadedKernel{Jit::compile(defaultParams()),
+                      fmt::format("default {} ({})", defaultParams().toString(), why)};
 }
 
 }  // namespace csumtune

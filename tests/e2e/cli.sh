@@ -75,6 +75,56 @@ out=$("$CSUMTUNE" "${tiny[@]}" --format csv 2>/dev/null | head -1)
 out=$("$CSUMTUNE" "${tiny[@]}" --cache cold --set-size 16 2>/dev/null)
 [[ $out == *"cold cache (set 16 MiB"*"speedup vs linux-like"* ]] && echo "ok:   bench --cache cold" || { echo "FAIL: cold: $out"; failures=$((failures + 1)); }
 
+# tune: bad input refused before anything runs.
+expect 2 "unknown profile 'nope'" -- "$CSUMTUNE" tune --profile nope
+expect 2 "unknown algorithm 'annealing'" -- "$CSUMTUNE" tune --algorithm annealing
+expect 2 "give --profile or --sizes, not both" -- "$CSUMTUNE" tune --profile mtu --sizes 40
+expect 2 "weight 'x'" -- "$CSUMTUNE" tune --sizes 40:x
+expect 2 "" -- "$CSUMTUNE" tune --budget 0
+expect 2 "cannot --resume" -- "$CSUMTUNE" tune --resume --out "$(mktemp -d)/fresh"
+expect 2 "cannot replay" -- "$CSUMTUNE" tune --replay /nonexistent/results.json
+
+# A tiny real tune: files written, JSON of the documented schema, and --resume continues.
+work=$(mktemp -d)
+if "$CSUMTUNE" tune --sizes 64:3,1500:1 --budget 12 --finalists 2 --out "$work/run" --quiet >"$work/out" 2>&1 &&
+   python3 - "$work/run/results.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["schema"] == "csumtune-results/1" and d["complete"]
+assert d["search"]["unique_evaluations"] == 12 and len(d["evaluations"]) == 12
+assert all(e["status"] in ("ok", "wrong", "refused") for e in d["evaluations"])
+assert d["winner"]["params"].startswith("carry=") and 1 <= len(d["finalists"]) <= 2
+assert d["cpu"]["key"] and d["workload"]["profile"] == "custom"
+PY
+then
+  [[ -s "$work/run/winner.S" && -s "$work/run/report.md" ]] && echo "ok:   tune writes results.json, winner.S, report.md" ||
+    { echo "FAIL: tune outputs missing"; failures=$((failures + 1)); }
+else
+  echo "FAIL: tiny tune: $(cat "$work/out")"; failures=$((failures + 1))
+fi
+if "$CSUMTUNE" tune --sizes 64:3,1500:1 --budget 5 --finalists 1 --out "$work/run" --resume --quiet >/dev/null 2>&1 &&
+   python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["evaluations"]) == 17, len(d["evaluations"]); assert sum(e["resumed"] for e in d["evaluations"]) == 12' "$work/run/results.json"; then
+  echo "ok:   tune --resume keeps the earlier evaluations and adds new ones"
+else
+  echo "FAIL: tune --resume"; failures=$((failures + 1))
+fi
+expect 2 "tuned for 64:3,1500:1" -- "$CSUMTUNE" tune --profile mtu --out "$work/run" --resume
+out=$("$CSUMTUNE" tune --replay "$work/run/results.json" --budget 10 --algorithm random 2>&1)
+[[ $out == *"algorithm=random"*"gap_percent="* ]] && echo "ok:   tune --replay" || { echo "FAIL: replay: $out"; failures=$((failures + 1)); }
+# Ctrl-C: the run stops after the current evaluation, saves its progress, exits 130.
+"$CSUMTUNE" tune --profile mtu --algorithm exhaustive --budget 100000 --time 0 --out "$work/int" --quiet >/dev/null 2>&1 &
+pid=$!
+sleep 2
+kill -INT "$pid"
+wait "$pid"
+status=$?
+if [[ $status -eq 130 ]] && python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert not d["complete"] and d["winner"] is None and len(d["evaluations"]) > 0 and d["search"]["stopped_because"] == "interrupted"' "$work/int/results.json"; then
+  echo "ok:   Ctrl-C saves progress and exits 130"
+else
+  echo "FAIL: Ctrl-C: status $status"; failures=$((failures + 1))
+fi
+rm -rf "$work"
+
 # cpu --json is JSON with the fields scripts read.
 if "$CSUMTUNE" cpu --json | python3 -c '
 import json, sys

@@ -9,11 +9,11 @@
 
 #include "csumtune/jit.hpp"
 #include "linked_kernels.hpp"
+#include "measure/harness.hpp"
 #include "measure/placement.hpp"
 #include "measure/stats.hpp"
 #include "measure/timer.hpp"
 #include "measure/workload.hpp"
-#include "measure/harness.hpp"
 
 using namespace csumtune;
 
@@ -25,8 +25,8 @@ int main(int argc, char** argv) {
   tuner::Workload workload({}, 65536);
   const char* wanted[] = {"carry=adc,chains=2,unroll=10,", "carry=adc,chains=4,unroll=32,",
                           "carry=adcx,chains=6,unroll=30,", "carry=cmov,chains=8,unroll=32,"};
-  std::printf("%-52s %6s %12s %12s %s\n", "shape (linked .S vs JIT, hot)", "bytes", ".S/call", "JIT/call",
-              "JIT time / .S time [95% CI]");
+  std::printf("%-52s %6s %12s %12s %s\n", "shape (linked .S vs JIT, hot)", "bytes", ".S/call",
+              "JIT/call", "JIT time / .S time [95% CI]");
   for (const char* prefix : wanted) {
     for (const LinkedKernel& linked : linkedKernels()) {
       if (std::strncmp(linked.params, prefix, std::strlen(prefix)) != 0) continue;
@@ -35,7 +35,8 @@ int main(int argc, char** argv) {
       config.sizes = {40, 1500};
       config.repeat = repeat;
       const auto samples = tuner::measureInterleaved(
-          {{"linked", "", "asm", linked.fn}, {"jit", "", "jit", jit.fn()}}, config, *timer, workload);
+          {{"linked", "", "asm", linked.fn}, {"jit", "", "jit", jit.fn()}}, config, *timer,
+          workload);
       for (std::size_t i = 0; i < config.sizes.size(); ++i) {
         const auto& s = samples[0].sizes[i].perCall;
         const auto& j = samples[1].sizes[i].perCall;

@@ -35,8 +35,9 @@ json resultsFor(const std::string& params, const CpuIdentity& cpu, const std::st
 class LoaderTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("csumtune-loader-" + std::to_string(::getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ = fs::temp_directory_path() /
+           ("csumtune-loader-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::create_directories(dir_);
     host_ = hostCpu();
     key_ = cpuKey(host_);
@@ -70,7 +71,8 @@ class LoaderTest : public ::testing::Test {
 };
 
 TEST_F(LoaderTest, LoadsTheWinnerOfAGoodFile) {
-  const std::string path = write("good.json", resultsFor("carry=adc,chains=3,unroll=9", host_, key_).dump());
+  const std::string path =
+      write("good.json", resultsFor("carry=adc,chains=3,unroll=9", host_, key_).dump());
   LoadedKernel loaded = Jit::load(path);
   EXPECT_EQ(loaded.kernel.canonical(), "carry=adc,chains=3,unroll=9,prefetch=0,hint=t0");
   EXPECT_NE(loaded.origin.find(path), std::string::npos);
@@ -91,17 +93,21 @@ TEST_F(LoaderTest, RefusesEveryBadFile) {
   expectRefused((dir_ / "missing.json").string(), Error::Kind::BadResults, "no such file");
   expectRefused(write("empty.json", ""), Error::Kind::BadResults, "empty");
   const std::string good = resultsFor("carry=adc", host_, key_).dump();
-  expectRefused(write("truncated.json", good.substr(0, good.size() / 2)), Error::Kind::BadResults, "truncated");
+  expectRefused(write("truncated.json", good.substr(0, good.size() / 2)), Error::Kind::BadResults,
+                "truncated");
   expectRefused(write("text.json", "hello, world"), Error::Kind::BadResults, "not JSON");
-  expectRefused(write("array.json", "[1, 2]"), Error::Kind::BadResults, "not a csumtune results file");
+  expectRefused(write("array.json", "[1, 2]"), Error::Kind::BadResults,
+                "not a csumtune results file");
   json other = resultsFor("carry=adc", host_, key_);
   other["schema"] = "csumtune-results/0";
-  expectRefused(write("schema.json", other.dump()), Error::Kind::BadResults, "schema 'csumtune-results/0'");
+  expectRefused(write("schema.json", other.dump()), Error::Kind::BadResults,
+                "schema 'csumtune-results/0'");
   json noWinner = resultsFor("carry=adc", host_, key_);
   noWinner["winner"] = nullptr;
   expectRefused(write("nowinner.json", noWinner.dump()), Error::Kind::BadResults, "no winner");
   json badParams = resultsFor("carry=adc,chains=9", host_, key_);
-  expectRefused(write("badparams.json", badParams.dump()), Error::Kind::BadResults, "chains must be in 1..8");
+  expectRefused(write("badparams.json", badParams.dump()), Error::Kind::BadResults,
+                "chains must be in 1..8");
   json noCpu = resultsFor("carry=adc", host_, key_);
   noCpu.erase("cpu");
   expectRefused(write("nocpu.json", noCpu.dump()), Error::Kind::BadResults, "field is missing");
@@ -112,20 +118,26 @@ TEST_F(LoaderTest, RefusesEveryBadFile) {
 
 TEST_F(LoaderTest, RefusesAnotherCpuUnlessFeaturesMatchAndTheCallerAccepts) {
   // Same features, another model: refused by default, accepted on request.
-  const std::string sibling = write("sibling.json", resultsFor("carry=adc", host_, "amd-ff-ff-0-00000000").dump());
+  const std::string sibling =
+      write("sibling.json", resultsFor("carry=adc", host_, "amd-ff-ff-0-00000000").dump());
   expectRefused(sibling, Error::Kind::OtherCpu, "accept it explicitly");
   EXPECT_NO_THROW(Jit::load(sibling, LoadOptions{.acceptSameFeatures = true}));
   // Different features: refused even then.
   CpuIdentity older = host_;
   for (auto& f : older.features) f.present = f.name == "BMI2";
-  const std::string old = write("older.json", resultsFor("carry=adc", older, "intel-06-3c-3-12345678").dump());
-  expectRefused(old, Error::Kind::OtherCpu, "its features differ", LoadOptions{.acceptSameFeatures = true});
+  const std::string old =
+      write("older.json", resultsFor("carry=adc", older, "intel-06-3c-3-12345678").dump());
+  expectRefused(old, Error::Kind::OtherCpu, "its features differ",
+                LoadOptions{.acceptSameFeatures = true});
 }
 
 TEST_F(LoaderTest, BestFindsResultsForThisCpuOnTheSearchPath) {
-  write("root/" + key_ + "/mtu/results.json", resultsFor("carry=adc,chains=2,unroll=6", host_, key_).dump());
-  write("root/" + key_ + "/imix/results.json", resultsFor("carry=adc,chains=4,unroll=8", host_, key_).dump());
-  write("root/other-cpu/imix/results.json", resultsFor("carry=adc,chains=1,unroll=1", host_, "other-cpu").dump());
+  write("root/" + key_ + "/mtu/results.json",
+        resultsFor("carry=adc,chains=2,unroll=6", host_, key_).dump());
+  write("root/" + key_ + "/imix/results.json",
+        resultsFor("carry=adc,chains=4,unroll=8", host_, key_).dump());
+  write("root/other-cpu/imix/results.json",
+        resultsFor("carry=adc,chains=1,unroll=1", host_, "other-cpu").dump());
   setenv("CSUMTUNE_RESULTS", ("/nonexistent:" + (dir_ / "root").string()).c_str(), 1);
   EXPECT_EQ(resultsSearchPath().front(), "/nonexistent");
   const LoadedKernel chosen = best();
@@ -144,7 +156,8 @@ TEST_F(LoaderTest, BestFallsBackToTheSafeDefaultAndSaysSo) {
   }();
   if (fallback.origin.rfind("default", 0) == 0) {
     EXPECT_EQ(fallback.kernel.params(), defaultParams());
-    EXPECT_NE(fallback.origin.find("no usable tuned results"), std::string::npos) << fallback.origin;
+    EXPECT_NE(fallback.origin.find("no usable tuned results"), std::string::npos)
+        << fallback.origin;
   }
   char err[512] = "";
   csumtune_kernel* k = csumtune_best(err, sizeof err);
@@ -155,7 +168,8 @@ TEST_F(LoaderTest, BestFallsBackToTheSafeDefaultAndSaysSo) {
 
 // Kernels are called from many threads at once while others compile, load and free.
 TEST_F(LoaderTest, CompileLoadCallAndFreeFromManyThreads) {
-  const std::string path = write("good.json", resultsFor("carry=cmov,chains=3,unroll=12", host_, key_).dump());
+  const std::string path =
+      write("good.json", resultsFor("carry=cmov,chains=3,unroll=12", host_, key_).dump());
   csumtune_kernel* shared = csumtune_compile("carry=adc,chains=4,unroll=32", nullptr, 0);
   ASSERT_NE(shared, nullptr);
   std::vector<std::uint8_t> data(4096);
@@ -169,7 +183,8 @@ TEST_F(LoaderTest, CompileLoadCallAndFreeFromManyThreads) {
         const int len = static_cast<int>(rng() % data.size());
         const auto expected = tuner::referenceResidue(data.data(), len, 0);
         if (tuner::residue(csumtune_kernel_fn(shared)(data.data(), len, 0)) != expected) ++wrong;
-        const auto text = fmt::format("carry=adc,chains={},unroll={}", 1 + i % 4, (1 + i % 4) * (1 + t % 3));
+        const auto text =
+            fmt::format("carry=adc,chains={},unroll={}", 1 + i % 4, (1 + i % 4) * (1 + t % 3));
         csumtune_kernel* mine = (i % 3 == 0) ? csumtune_load(path.c_str(), nullptr, 0)
                                              : csumtune_compile(text.c_str(), nullptr, 0);
         if (!mine) {

@@ -28,16 +28,16 @@ csumtune_kernel* csumtune_compile(const char* params, char* err, size_t errlen);
 /* Compiles the winner of a results.json written by `csumtune tune`. NULL + message when the
  * file is missing, truncated, not JSON, of another schema version, has no winner, or was
  * tuned on a CPU with another fingerprint. */
-csumtune_kernel *csumtune_load(const char *path, char *err, size_t errlen);
+csumtune_kernel* csumtune_load(const char* path, char* err, size_t errlen);
 
 /* The best tuned kernel for this CPU, found on the search path (CSUMTUNE_RESULTS, a
  * colon-separated list of results folders, then the installed share/csumtune/results), or
  * a safe default shape. Never NULL on a working x86-64. err (when not NULL) receives which
  * kernel it used and why; so does csumtune_kernel_origin(). */
-csumtune_kernel *csumtune_best(char *err, size_t errlen);
+csumtune_kernel* csumtune_best(char* err, size_t errlen);
 
 /* Where the kernel came from: a results file, explicit params, or the default. */
-const char *csumtune_kernel_origin(const csumtune_kernel *k);
+const char* csumtune_kernel_origin(const csumtune_kernel* k);
 
 /* The callable kernel; valid until csumtune_kernel_free(k). */
 csumtune_fn csumtune_kernel_fn(const csumtune_kernel* k);

@@ -29,6 +29,7 @@ struct BenchOptions {
   int setSizeMb = 256;
   int offset = 0;
   int repeat = 1001;
+  double batch = 400000;
   int cpu = -1;
   bool tsc = false;
   bool latency = false;
@@ -74,6 +75,7 @@ void runBench(const BenchOptions& options) {
   config.sizes = parseSizes(options.sizes);
   config.repeat = options.repeat;
   config.serialize = options.latency;
+  config.targetBatchTicks = options.batch;
   tuner::WorkloadConfig workloadConfig;
   workloadConfig.cache = options.cache == "cold" ? tuner::CacheState::Cold : tuner::CacheState::Hot;
   workloadConfig.setSizeBytes = static_cast<std::size_t>(options.setSizeMb) << 20;
@@ -166,6 +168,10 @@ void addBenchCommand(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--repeat", options->repeat, "Samples per kernel and size")
       ->check(CLI::Range(5, 100000))
+      ->capture_default_str();
+  cmd->add_option("--batch", options->batch,
+                  "Timer units a sample (a batch of calls) lasts at least, for the fastest kernel")
+      ->check(CLI::Range(1000.0, 1e10))
       ->capture_default_str();
   cmd->add_option("--cpu", options->cpu,
                   "CPU to pin to (default: the last one this process may use)")

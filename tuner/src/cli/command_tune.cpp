@@ -253,8 +253,12 @@ int runTune(const TuneOptions& o) {
     const bool quieter = run.finalists.empty() ||
                          finalists.front().baselinePerByte < run.finalists.front().baselinePerByte;
     if (quieter) run.finalists = std::move(finalists);
-    if (usual == 0 || run.finalists.front().baselinePerByte <= usual * (1 + run.measure.noiseTolerance)) break;
-    if (!o.quiet) std::cerr << "csumtune: the baseline measured slow (noisy core); measuring the finalists again\n";
+    if (usual == 0 ||
+        run.finalists.front().baselinePerByte <= usual * (1 + run.measure.noiseTolerance))
+      break;
+    if (!o.quiet)
+      std::cerr
+          << "csumtune: the baseline measured slow (noisy core); measuring the finalists again\n";
   }
   // The winner passes the full correctness plan, not only the quick one every candidate ran.
   const Kernel winner = Jit::compile(run.finalists.front().params);

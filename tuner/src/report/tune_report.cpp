@@ -52,11 +52,12 @@ std::string renderTuneReport(const TuneRun& run, const std::vector<std::string>&
   }
   md += fmt::format(
       "- search: `{}`, seed {}, budget {} unique evaluations{}; {} evaluated this run ({} in all, "
-      "{} revisits answered from memory, {} wrong, {} refused, {} re-measured by the noise guard), {:.1f} s; stopped: {}\n",
+      "{} revisits answered from memory, {} wrong, {} refused, {} re-measured by the noise guard), "
+      "{:.1f} s; stopped: {}\n",
       run.search.algorithm, run.search.seed, run.budget,
       run.timeLimitSeconds > 0 ? fmt::format(", time limit {:.0f} s", run.timeLimitSeconds) : "",
-      run.uniqueThisRun, run.evaluations.size(), run.revisits, wrong, refused, run.noiseRetries, run.elapsedSeconds,
-      run.stoppedBecause);
+      run.uniqueThisRun, run.evaluations.size(), run.revisits, wrong, refused, run.noiseRetries,
+      run.elapsedSeconds, run.stoppedBecause);
   for (const auto& phase : run.phases) md += "  - " + phase + "\n";
 
   if (run.finalists.empty()) {

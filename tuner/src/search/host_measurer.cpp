@@ -89,7 +89,8 @@ double HostMeasurer::usualReference() const {
   // the core is quiet. Until there are a few, there is no judgement.
   if (referenceHistory_.size() < 5) return 0;
   const std::size_t n = std::min<std::size_t>(referenceHistory_.size(), 200);
-  std::vector<double> recent(referenceHistory_.end() - static_cast<std::ptrdiff_t>(n), referenceHistory_.end());
+  std::vector<double> recent(referenceHistory_.end() - static_cast<std::ptrdiff_t>(n),
+                             referenceHistory_.end());
   std::sort(recent.begin(), recent.end());
   return quantileSorted(recent, 0.2);
 }
