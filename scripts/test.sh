@@ -3,4 +3,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/build.sh
-ctest --test-dir build -j"$(nproc)" --output-on-failure --timeout 900
+ctest --test-dir build -j"$(nproc)" --output-on-failure --timeout 1500

@@ -84,6 +84,12 @@ std::string renderSource(const SourceRequest& request) {
   text = replaceAll(text, "@HEADER@", header(request, program.registers()));
   text = replaceAll(text, "@BODY@", body);
   text = replaceAll(text, "@EXTRA@", extra);
+  // Exported only as the drop-in csum_partial (whose prototype asm/asm-prototypes.h has, so
+  // modversions work); under another name it is local to the module that links it.
+  text = replaceAll(text, "@EXPORT@",
+                    request.symbol == "csum_partial"
+                        ? "EXPORT_SYMBOL(csum_partial)"
+                        : "/* " + request.symbol + " is not exported: link it into your module */");
   return replaceAll(text, "@SYMBOL@", request.symbol);
 }
 

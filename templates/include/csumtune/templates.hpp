@@ -11,4 +11,10 @@ std::string_view kernel();           // Linux kernel style: linkage.h, SYM_FUNC_
 std::string_view ip_compute_csum();  // appended to the kernel style for csum_partial
 std::string_view gas();              // plain GNU as for user space
 
+// The out-of-tree test module (templates/kmod/): Kbuild, Makefile, harness.c (@PARAMS@,
+// @VERSION@); it links tuned.S, a kernel-style kernel under the symbol csum_partial_tuned.
+std::string_view kbuild();
+std::string_view makefile();
+std::string_view harness();
+
 }  // namespace csumtune::templates

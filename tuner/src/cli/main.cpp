@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   csumtune::cli::addVerifyCommand(app);
   csumtune::cli::addEmitCommand(app);
   csumtune::cli::addBenchCommand(app);
+  csumtune::cli::addKmodCommand(app);
   int exitCode = 0;
   csumtune::cli::addTuneCommand(app, exitCode);
 

@@ -207,6 +207,20 @@ std::vector<Evaluation> evaluationsFromJson(const json& j, const std::string& pa
 
 }  // namespace
 
+gen::Params readWinnerParams(const std::string& path) {
+  const json j = readResultsJson(path, "read the winner");
+  try {
+    if (!j.contains("winner") || j.at("winner").is_null()) {
+      throw ResultsError("cannot read the winner: " + path + " has none (the run did not finish)");
+    }
+    return gen::parseParams(j.at("winner").at("params").get<std::string>());
+  } catch (const json::exception& e) {
+    throw ResultsError(fmt::format("cannot read the winner: {} is missing fields ({})", path, e.what()));
+  } catch (const gen::ParamsError& e) {
+    throw ResultsError(fmt::format("cannot read the winner: {} holds bad params ({})", path, e.what()));
+  }
+}
+
 std::vector<Evaluation> readEvaluations(const std::string& path) {
   return evaluationsFromJson(readResultsJson(path, "replay"), path, "replay");
 }

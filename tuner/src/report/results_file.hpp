@@ -64,6 +64,9 @@ nlohmann::json toJson(const TuneRun& run);
 // `tune --replay` searches again without measuring. Throws ResultsError.
 std::vector<Evaluation> readEvaluations(const std::string& path);
 
+// The winner's params of a results file (any CPU): what `csumtune kmod --results` builds.
+gen::Params readWinnerParams(const std::string& path);
+
 // The evaluations of an earlier run in `path`, after checking that it is a results file of
 // this schema, for the same CPU, profile, cache state and space. Throws ResultsError.
 std::vector<Evaluation> readEvaluationsForResume(const std::string& path, const TuneRun& current);

@@ -1,0 +1,170 @@
+#!/usr/bin/env bash
+# The .S inside a real Linux kernel: for the committed winners and one shape of every GPR
+# carry family, `csumtune kmod` writes a module, kbuild builds it against Debian's kernel
+# headers (V=1; any `objtool:` line fails the test), and Debian's kernel boots in qemu (TCG,
+# -cpu max: ADX, no AVX-512) with a busybox initramfs whose /init loads each module, which
+# compares the tuned routine with the kernel's own csum_partial. PASS/FAIL per shape.
+#
+#   tests/e2e/kernel-module.sh CSUMTUNE SOURCE_DIR [WORK_DIR]
+#
+# Exits 1 on a mismatch, an objtool warning, an unexpected taint, a failed insmod or a
+# timeout; 77 (skipped) when the packages are missing and cannot be installed (not root).
+# Timings printed under TCG are emulated, not speeds.
+set -uo pipefail
+CSUMTUNE=${1:?usage: kernel-module.sh CSUMTUNE SOURCE_DIR [WORK_DIR]}
+SOURCE=${2:?}
+WORK=${3:-$(mktemp -d)}
+mkdir -p "$WORK"
+CACHE=${CSUMTUNE_KERNEL_CACHE:-/var/cache/csumtune-kernel}
+TIMEOUT=${CSUMTUNE_QEMU_TIMEOUT:-900}
+log() { echo "kernel-module: $*"; }
+
+# --- The kernel: Debian's default image for this release, and its headers for kbuild.
+abi=$(apt-cache depends linux-image-amd64 2>/dev/null | sed -n 's/.*Depends: linux-image-\(.*\)$/\1/p' | head -1)
+[[ -n $abi ]] || { log "cannot tell which kernel linux-image-amd64 depends on"; exit 1; }
+needed=(qemu-system-x86 busybox-static cpio "linux-headers-$abi")
+missing=()
+for pkg in "${needed[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+done
+if [[ ${#missing[@]} -gt 0 ]]; then
+  if [[ $(id -u) -ne 0 ]]; then
+    log "SKIP: needs ${missing[*]} (run as root to install them)"
+    exit 77
+  fi
+  log "installing ${missing[*]}"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null ||
+    { log "apt-get install failed"; exit 1; }
+fi
+# The image itself is only unpacked, never installed: the host's boot setup stays untouched.
+vmlinuz="$CACHE/$abi/boot/vmlinuz-$abi"
+if [[ ! -f $vmlinuz ]]; then
+  mkdir -p "$CACHE/$abi"
+  (cd "$CACHE" && apt-get download "linux-image-$abi" >/dev/null 2>&1) || { log "apt-get download linux-image-$abi failed"; exit 1; }
+  dpkg-deb -x "$CACHE"/linux-image-"$abi"_*.deb "$CACHE/$abi" || exit 1
+  rm -f "$CACHE"/linux-image-"$abi"_*.deb
+fi
+kdir=/usr/src/linux-headers-$abi
+log "kernel $abi, headers $kdir"
+
+# --- The shapes: every committed winner for this CPU, and one of each GPR carry family.
+shapes=()
+key=$("$CSUMTUNE" cpu --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["key"])')
+for results in "$SOURCE"/results/"$key"/*/results.json; do
+  [[ -f $results ]] || continue
+  shapes+=("results:$results")
+done
+shapes+=("params:carry=adc,chains=8,unroll=32,prefetch=4096,hint=nta"
+         "params:carry=adcx,chains=6,unroll=24,prefetch=192,hint=t1"
+         "params:carry=add32,chains=3,unroll=9"
+         "params:carry=cmov,chains=8,unroll=16,prefetch=128,hint=t0")
+
+rm -rf "$WORK/modules" "$WORK/initramfs"
+mkdir -p "$WORK/modules" "$WORK/initramfs"/{bin,proc,sys,dev,modules}
+failures=0
+names=()
+for i in "${!shapes[@]}"; do
+  spec=${shapes[$i]}
+  dir="$WORK/modules/m$i"
+  if [[ $spec == results:* ]]; then
+    "$CSUMTUNE" kmod --results "${spec#results:}" -o "$dir" >/dev/null || { log "FAIL kmod $spec"; failures=$((failures + 1)); continue; }
+  else
+    "$CSUMTUNE" kmod --params "${spec#params:}" -o "$dir" >/dev/null || { log "FAIL kmod $spec"; failures=$((failures + 1)); continue; }
+  fi
+  shape=$(sed -n 's/^ \* params:[[:space:]]*//p' "$dir/tuned.S" | head -1)
+  if ! make -C "$kdir" M="$dir" V=1 modules >"$dir/build.log" 2>&1; then
+    log "FAIL build $shape (see $dir/build.log)"; failures=$((failures + 1)); continue
+  fi
+  if grep -q "objtool:" "$dir/build.log"; then
+    log "FAIL objtool on $shape:"; grep "objtool:" "$dir/build.log"; failures=$((failures + 1)); continue
+  fi
+  if grep -q "WARNING:" "$dir/build.log"; then
+    log "FAIL build warning on $shape:"; grep "WARNING:" "$dir/build.log"; failures=$((failures + 1)); continue
+  fi
+  cp "$dir/csum_test.ko" "$WORK/initramfs/modules/m$i.ko"
+  names[$i]=$shape
+  log "built m$i: $shape ($([[ $spec == results:* ]] && echo "${spec#results:$SOURCE/}" || echo params)), objtool clean"
+done
+
+# --- The harness must be able to fail: a copy of one module with a carry dropped from its
+# main loop (the first `adc $0`) has to be caught in the kernel.
+broken=""
+if [[ -n ${names[2]:-} ]]; then
+  cp -r "$WORK/modules/m2" "$WORK/modules/broken"
+  make -C "$kdir" M="$WORK/modules/broken" clean >/dev/null 2>&1
+  sed -i '0,/^\tadc\t\$0, %/{/^\tadc\t\$0, %/d}' "$WORK/modules/broken/tuned.S"
+  if make -C "$kdir" M="$WORK/modules/broken" modules >/dev/null 2>&1; then
+    cp "$WORK/modules/broken/csum_test.ko" "$WORK/initramfs/modules/zbroken.ko"
+    broken="/modules/zbroken.ko"
+  else
+    log "FAIL: could not build the deliberately broken module"; failures=$((failures + 1))
+  fi
+fi
+
+# --- A busybox initramfs whose /init loads every module, reports, and powers off.
+cp "$(command -v busybox)" "$WORK/initramfs/bin/busybox"
+for tool in sh insmod rmmod cat echo mount poweroff sleep; do ln -sf busybox "$WORK/initramfs/bin/$tool"; done
+cat >"$WORK/initramfs/init" <<'INIT'
+#!/bin/sh
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+echo "csumtune-e2e: boot ok"
+for m in /modules/*.ko; do
+  echo "csumtune-e2e: module $m"
+  if insmod "$m" iterations=200; then
+    echo "csumtune-e2e: insmod ok $m"
+    rmmod csum_test
+  else
+    echo "csumtune-e2e: insmod failed $m"
+  fi
+  echo "csumtune-e2e: tainted $(cat /proc/sys/kernel/tainted) after $m"
+done
+echo "csumtune-e2e: all done"
+poweroff -f
+INIT
+chmod +x "$WORK/initramfs/init"
+(cd "$WORK/initramfs" && find . | cpio -o -H newc 2>/dev/null | gzip -1 >"$WORK/initramfs.cpio.gz")
+
+log "booting $abi under qemu TCG (-cpu max), timeout ${TIMEOUT}s"
+start=$(date +%s)
+timeout "$TIMEOUT" qemu-system-x86_64 -accel tcg -cpu max -m 1024 -smp 1 -nographic -no-reboot \
+  -kernel "$vmlinuz" -initrd "$WORK/initramfs.cpio.gz" \
+  -append "console=ttyS0 loglevel=7 panic=-1 oops=panic" >"$WORK/console.log" 2>&1
+status=$?
+log "qemu exited with $status after $(( $(date +%s) - start )) s (console: $WORK/console.log)"
+tr -d '\r' <"$WORK/console.log" >"$WORK/console.txt"
+if [[ $status -eq 124 ]]; then log "FAIL: timeout"; failures=$((failures + 1)); fi
+grep -q "csumtune-e2e: all done" "$WORK/console.txt" || { log "FAIL: the init script did not finish"; failures=$((failures + 1)); }
+if grep -qE "Oops|BUG:|Kernel panic|general protection fault|Call Trace" "$WORK/console.txt"; then
+  log "FAIL: the kernel oopsed:"; grep -E -A5 "Oops|BUG:|Kernel panic|general protection" "$WORK/console.txt" | head -30
+  failures=$((failures + 1))
+fi
+
+# --- Per module: the harness's verdict, insmod's status, and no taint but O and E.
+# (O: out-of-tree module, E: unsigned module -- expected for a module built here.)
+allowed=$(( 4096 | 8192 ))
+for i in "${!names[@]}"; do
+  m="/modules/m$i.ko"
+  block=$(awk -v m="$m" '$0 ~ "csumtune-e2e: module "m"$" {on=1} on {print} on && $0 ~ "csumtune-e2e: tainted" {exit}' "$WORK/console.txt")
+  taint=$(sed -n 's/.*csumtune-e2e: tainted \([0-9]*\) after.*/\1/p' <<<"$block")
+  if grep -q "csum_test: RESULT PASS" <<<"$block" && grep -q "insmod ok" <<<"$block" &&
+     [[ -n $taint && $(( taint & ~allowed )) -eq 0 ]]; then
+    cases=$(sed -n 's/.*csum_test: compared \([0-9]*\) cases.*/\1/p' <<<"$block")
+    log "PASS ${names[$i]} ($cases cases agree with the kernel's csum_partial; taint $taint)"
+  else
+    log "FAIL ${names[$i]}:"; grep -E "csum_test|csumtune-e2e" <<<"$block" | head -12
+    failures=$((failures + 1))
+  fi
+done
+if [[ -n $broken ]]; then
+  block=$(awk -v m="$broken" '$0 ~ "csumtune-e2e: module "m"$" {on=1} on {print} on && $0 ~ "csumtune-e2e: tainted" {exit}' "$WORK/console.txt")
+  if grep -q "csum_test: RESULT FAIL" <<<"$block" && grep -q "insmod failed" <<<"$block"; then
+    log "ok: the deliberately broken module was caught ($(grep -o 'RESULT FAIL.*' <<<"$block"))"
+  else
+    log "FAIL: the deliberately broken module was not caught"; failures=$((failures + 1))
+  fi
+fi
+log "(timings in the console log are emulated by TCG: not speeds)"
+[[ $failures -eq 0 ]] && { log "all ${#names[@]} shapes PASS"; exit 0; }
+log "$failures failures"
+exit 1

@@ -1,0 +1,88 @@
+// csumtune kmod (--params P | --results FILE) [-o DIR]: a ready-to-build kernel module that
+// checks and times the kernel beside the running kernel's own csum_partial.
+#include <filesystem>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "atomic_file.hpp"
+#include "cli_support.hpp"
+#include "commands.hpp"
+#include "csumtune/gen/kernel_program.hpp"
+#include "csumtune/templates.hpp"
+#include "report/results_file.hpp"
+#include "source_file.hpp"
+
+namespace csumtune::cli {
+namespace {
+
+struct KmodOptions {
+  std::string params;
+  std::string results;
+  std::string out = "csum_test";
+};
+
+std::string replaceAll(std::string text, std::string_view key, std::string_view value) {
+  for (auto at = text.find(key); at != std::string::npos; at = text.find(key, at + value.size())) {
+    text.replace(at, key.size(), value);
+  }
+  return text;
+}
+
+void runKmod(const KmodOptions& o) {
+  if (o.params.empty() == o.results.empty()) throw UsageError("kmod needs --params P or --results FILE");
+  gen::Params params;
+  std::optional<std::string> tunedOn;
+  if (!o.params.empty()) {
+    params = parseParamsOption(o.params);
+  } else {
+    try {
+      params = tuner::readWinnerParams(o.results);
+    } catch (const tuner::ResultsError& e) {
+      throw UsageError(e.what());
+    }
+    tunedOn = "the winner of " + o.results;
+  }
+  tuner::SourceRequest request{params, tuner::SourceStyle::Kernel, "csum_partial_tuned", tunedOn, {}};
+  std::string tuned;
+  try {
+    tuned = tuner::renderSource(request);  // refuses SIMD families: the kernel may not use them
+  } catch (const gen::ParamsError& e) {
+    throw UsageError(e.what());
+  }
+  try {
+    std::filesystem::create_directories(o.out);
+  } catch (const std::exception& e) {
+    throw UsageError(fmt::format("cannot create {}: {}", o.out, e.what()));
+  }
+  const std::string harness = replaceAll(
+      replaceAll(std::string(templates::harness()), "@PARAMS@", params.toString()), "@VERSION@",
+      gen::kGeneratorVersion);
+  try {
+    tuner::writeFileAtomically(o.out + "/Kbuild", templates::kbuild());
+    tuner::writeFileAtomically(o.out + "/Makefile", templates::makefile());
+    tuner::writeFileAtomically(o.out + "/harness.c", harness);
+    tuner::writeFileAtomically(o.out + "/tuned.S", tuned);
+  } catch (const tuner::FileError& e) {
+    throw UsageError(e.what());
+  }
+  fmt::print("{}/: Kbuild Makefile harness.c tuned.S ({})\n", o.out, params.toString());
+  fmt::print("build: make -C /lib/modules/$(uname -r)/build M=$PWD/{} modules\n", o.out);
+  fmt::print("run:   sudo insmod {}/csum_test.ko && sudo dmesg | grep csum_test\n", o.out);
+}
+
+}  // namespace
+
+void addKmodCommand(CLI::App& app) {
+  auto o = std::make_shared<KmodOptions>();
+  auto* cmd = app.add_subcommand(
+      "kmod", "Write an out-of-tree kernel module that compares and times a kernel against the "
+              "running kernel's csum_partial");
+  auto* params = cmd->add_option("--params", o->params, "Kernel parameters");
+  auto* results = cmd->add_option("--results", o->results, "A results.json: use its winner");
+  params->excludes(results);
+  cmd->add_option("-o,--output", o->out, "Module directory to write")->capture_default_str();
+  cmd->callback([o] { runKmod(*o); });
+}
+
+}  // namespace csumtune::cli
