@@ -21,6 +21,21 @@ void writeError(char* err, size_t errlen, const char* message) {
   err[errlen - 1] = '\0';
 }
 
+// Runs `make` (which returns a LoadedKernel) at the C boundary: a new handle, or NULL with
+// the exception's message in err. No exception ever crosses into C.
+template <typename Make>
+csumtune_kernel* create(char* err, size_t errlen, Make make) {
+  try {
+    csumtune::LoadedKernel loaded = make();
+    return new csumtune_kernel{std::move(loaded.kernel), std::move(loaded.origin)};
+  } catch (const std::exception& e) {
+    writeError(err, errlen, e.what());
+  } catch (...) {
+    writeError(err, errlen, "unknown error");
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 extern "C" {
@@ -30,16 +45,11 @@ csumtune_kernel* csumtune_compile(const char* params, char* err, size_t errlen) 
     writeError(err, errlen, "params is NULL");
     return nullptr;
   }
-  try {
+  return create(err, errlen, [&] {
     auto kernel = csumtune::Jit::compile(std::string_view(params));
     std::string origin = "compiled from " + kernel.canonical();
-    return new csumtune_kernel{std::move(kernel), std::move(origin)};
-  } catch (const std::exception& e) {
-    writeError(err, errlen, e.what());
-  } catch (...) {
-    writeError(err, errlen, "unknown error");
-  }
-  return nullptr;
+    return csumtune::LoadedKernel{std::move(kernel), std::move(origin)};
+  });
 }
 
 csumtune_kernel* csumtune_load(const char* path, char* err, size_t errlen) {
@@ -47,28 +57,15 @@ csumtune_kernel* csumtune_load(const char* path, char* err, size_t errlen) {
     writeError(err, errlen, "path is NULL");
     return nullptr;
   }
-  try {
-    auto loaded = csumtune::Jit::load(path);
-    return new csumtune_kernel{std::move(loaded.kernel), std::move(loaded.origin)};
-  } catch (const std::exception& e) {
-    writeError(err, errlen, e.what());
-  } catch (...) {
-    writeError(err, errlen, "unknown error");
-  }
-  return nullptr;
+  return create(err, errlen, [&] { return csumtune::Jit::load(path); });
 }
 
 csumtune_kernel* csumtune_best(char* err, size_t errlen) {
-  try {
+  return create(err, errlen, [&] {
     auto loaded = csumtune::best();
     writeError(err, errlen, loaded.origin.c_str());
-    return new csumtune_kernel{std::move(loaded.kernel), std::move(loaded.origin)};
-  } catch (const std::exception& e) {
-    writeError(err, errlen, e.what());
-  } catch (...) {
-    writeError(err, errlen, "unknown error");
-  }
-  return nullptr;
+    return loaded;
+  });
 }
 
 const char* csumtune_kernel_origin(const csumtune_kernel* k) {

@@ -9,14 +9,6 @@
 namespace csumtune::tuner {
 namespace {
 
-std::string replaceAll(std::string text, std::string_view key, std::string_view value) {
-  for (std::size_t at = text.find(key); at != std::string::npos;
-       at = text.find(key, at + value.size())) {
-    text.replace(at, key.size(), value);
-  }
-  return text;
-}
-
 std::string registerList(const std::vector<asmjit::x86::Gp>& regs) {
   static constexpr const char* kNames[] = {"rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi",
                                            "r8",  "r9",  "r10", "r11", "r12", "r13", "r14", "r15"};
@@ -49,6 +41,14 @@ std::string header(const SourceRequest& request, const gen::RegisterPlan& regs) 
 }
 
 }  // namespace
+
+std::string replaceAll(std::string text, std::string_view key, std::string_view value) {
+  for (std::size_t at = text.find(key); at != std::string::npos;
+       at = text.find(key, at + value.size())) {
+    text.replace(at, key.size(), value);
+  }
+  return text;
+}
 
 bool isValidSymbol(const std::string& symbol) {
   if (symbol.empty() || symbol.size() > 128) return false;

@@ -27,4 +27,7 @@ std::string regenerateCommand(const SourceRequest& request);
 
 bool isValidSymbol(const std::string& symbol);
 
+// Every occurrence of `key` in `text` replaced by `value` (templates' @NAME@ placeholders).
+std::string replaceAll(std::string text, std::string_view key, std::string_view value);
+
 }  // namespace csumtune::tuner

@@ -22,15 +22,11 @@ struct KmodOptions {
   std::string out = "csum_test";
 };
 
-std::string replaceAll(std::string text, std::string_view key, std::string_view value) {
-  for (auto at = text.find(key); at != std::string::npos; at = text.find(key, at + value.size())) {
-    text.replace(at, key.size(), value);
-  }
-  return text;
-}
+using tuner::replaceAll;
 
 void runKmod(const KmodOptions& o) {
-  if (o.params.empty() == o.results.empty()) throw UsageError("kmod needs --params P or --results FILE");
+  if (o.params.empty() == o.results.empty())
+    throw UsageError("kmod needs --params P or --results FILE");
   gen::Params params;
   std::optional<std::string> tunedOn;
   if (!o.params.empty()) {
@@ -43,7 +39,8 @@ void runKmod(const KmodOptions& o) {
     }
     tunedOn = "the winner of " + o.results;
   }
-  tuner::SourceRequest request{params, tuner::SourceStyle::Kernel, "csum_partial_tuned", tunedOn, {}};
+  tuner::SourceRequest request{
+      params, tuner::SourceStyle::Kernel, "csum_partial_tuned", tunedOn, {}};
   std::string tuned;
   try {
     tuned = tuner::renderSource(request);  // refuses SIMD families: the kernel may not use them
@@ -55,9 +52,9 @@ void runKmod(const KmodOptions& o) {
   } catch (const std::exception& e) {
     throw UsageError(fmt::format("cannot create {}: {}", o.out, e.what()));
   }
-  const std::string harness = replaceAll(
-      replaceAll(std::string(templates::harness()), "@PARAMS@", params.toString()), "@VERSION@",
-      gen::kGeneratorVersion);
+  const std::string harness =
+      replaceAll(replaceAll(std::string(templates::harness()), "@PARAMS@", params.toString()),
+                 "@VERSION@", gen::kGeneratorVersion);
   try {
     tuner::writeFileAtomically(o.out + "/Kbuild", templates::kbuild());
     tuner::writeFileAtomically(o.out + "/Makefile", templates::makefile());
@@ -76,8 +73,9 @@ void runKmod(const KmodOptions& o) {
 void addKmodCommand(CLI::App& app) {
   auto o = std::make_shared<KmodOptions>();
   auto* cmd = app.add_subcommand(
-      "kmod", "Write an out-of-tree kernel module that compares and times a kernel against the "
-              "running kernel's csum_partial");
+      "kmod",
+      "Write an out-of-tree kernel module that compares and times a kernel against the "
+      "running kernel's csum_partial");
   auto* params = cmd->add_option("--params", o->params, "Kernel parameters");
   auto* results = cmd->add_option("--results", o->results, "A results.json: use its winner");
   params->excludes(results);
