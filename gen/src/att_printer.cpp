@@ -28,8 +28,16 @@ std::string instName(InstId id) {
   return name.data();
 }
 
-std::string regName(const x86::Gp& reg) {
+std::string regName(const x86::Reg& reg) {
   const auto id = reg.id();
+  if (reg.isVec()) {
+    if (id >= 32) throw CodegenError("AT&T printer: vector register id out of range");
+    const char* kind = reg.type() == RegType::kX86_Zmm   ? "zmm"
+                       : reg.type() == RegType::kX86_Ymm ? "ymm"
+                                                         : "xmm";
+    return fmt::format("%{}{}", kind, id);
+  }
+  if (!reg.isGp()) throw CodegenError("AT&T printer: register class it cannot print");
   if (id >= 16) throw CodegenError("AT&T printer: register id out of range");
   switch (reg.size()) {
     case 8:
@@ -69,19 +77,52 @@ enum class Form {
 
 const std::map<InstId, Form>& vocabulary() {
   static const std::map<InstId, Form> table{
-      {x86::Inst::kIdAdd, Form::RegReg},       {x86::Inst::kIdAdc, Form::RegReg},
-      {x86::Inst::kIdSub, Form::RegReg},       {x86::Inst::kIdXor, Form::RegReg},
-      {x86::Inst::kIdCmp, Form::RegReg},       {x86::Inst::kIdMov, Form::RegReg},
-      {x86::Inst::kIdTest, Form::Plain},       {x86::Inst::kIdLea, Form::Plain},
-      {x86::Inst::kIdShr, Form::Plain},        {x86::Inst::kIdPush, Form::Plain},
-      {x86::Inst::kIdPop, Form::Plain},        {x86::Inst::kIdCmovc, Form::Plain},
-      {x86::Inst::kIdAdcx, Form::Plain},       {x86::Inst::kIdAdox, Form::Plain},
-      {x86::Inst::kIdPrefetcht0, Form::Plain}, {x86::Inst::kIdPrefetcht1, Form::Plain},
-      {x86::Inst::kIdPrefetcht2, Form::Plain}, {x86::Inst::kIdPrefetchnta, Form::Plain},
-      {x86::Inst::kIdMovzx, Form::Zx},         {x86::Inst::kIdJmp, Form::Jump},
-      {x86::Inst::kIdJb, Form::Jump},          {x86::Inst::kIdJae, Form::Jump},
-      {x86::Inst::kIdJz, Form::Jump},          {x86::Inst::kIdJnz, Form::Jump},
-      {x86::Inst::kIdJle, Form::Jump},         {x86::Inst::kIdRet, Form::Return},
+      {x86::Inst::kIdAdd, Form::RegReg},
+      {x86::Inst::kIdAdc, Form::RegReg},
+      {x86::Inst::kIdSub, Form::RegReg},
+      {x86::Inst::kIdXor, Form::RegReg},
+      {x86::Inst::kIdCmp, Form::RegReg},
+      {x86::Inst::kIdMov, Form::RegReg},
+      {x86::Inst::kIdTest, Form::Plain},
+      {x86::Inst::kIdLea, Form::Plain},
+      {x86::Inst::kIdShr, Form::Plain},
+      {x86::Inst::kIdPush, Form::Plain},
+      {x86::Inst::kIdPop, Form::Plain},
+      {x86::Inst::kIdCmovc, Form::Plain},
+      {x86::Inst::kIdAdcx, Form::Plain},
+      {x86::Inst::kIdAdox, Form::Plain},
+      {x86::Inst::kIdPrefetcht0, Form::Plain},
+      {x86::Inst::kIdPrefetcht1, Form::Plain},
+      {x86::Inst::kIdPrefetcht2, Form::Plain},
+      {x86::Inst::kIdPrefetchnta, Form::Plain},
+      {x86::Inst::kIdMovzx, Form::Zx},
+      {x86::Inst::kIdJmp, Form::Jump},
+      {x86::Inst::kIdJb, Form::Jump},
+      {x86::Inst::kIdJae, Form::Jump},
+      {x86::Inst::kIdJz, Form::Jump},
+      {x86::Inst::kIdJnz, Form::Jump},
+      {x86::Inst::kIdJle, Form::Jump},
+      {x86::Inst::kIdRet, Form::Return},
+      {x86::Inst::kIdShl, Form::Plain},
+      {x86::Inst::kIdDec, Form::Plain},
+      // SIMD families: operands print in AT&T order, sizes come from the registers.
+      {x86::Inst::kIdVpxor, Form::Plain},
+      {x86::Inst::kIdVpxorq, Form::Plain},
+      {x86::Inst::kIdVpand, Form::Plain},
+      {x86::Inst::kIdVpandq, Form::Plain},
+      {x86::Inst::kIdVpsrlq, Form::Plain},
+      {x86::Inst::kIdVpaddq, Form::Plain},
+      {x86::Inst::kIdVpaddd, Form::Plain},
+      {x86::Inst::kIdVmovdqu, Form::Plain},
+      {x86::Inst::kIdVmovq, Form::Plain},
+      {x86::Inst::kIdVpbroadcastq, Form::Plain},
+      {x86::Inst::kIdVpbroadcastd, Form::Plain},
+      {x86::Inst::kIdVextracti128, Form::Plain},
+      {x86::Inst::kIdVextracti64x4, Form::Plain},
+      {x86::Inst::kIdVpextrq, Form::Plain},
+      {x86::Inst::kIdVpmovsxdq, Form::Plain},
+      {x86::Inst::kIdVpdpwssd, Form::Plain},
+      {x86::Inst::kIdVzeroupper, Form::Plain},
   };
   return table;
 }
@@ -156,7 +197,7 @@ class Printer {
   std::string label(uint32_t id) const { return fmt::format(".L{}_{}", options_.symbol, id); }
 
   std::string operand(const Operand& op) const {
-    if (op.isReg()) return regName(op.as<x86::Gp>());
+    if (op.isReg()) return regName(op.as<x86::Reg>());
     if (op.isImm()) return fmt::format("${}", op.as<Imm>().value());
     if (op.isLabel()) return label(op.id());
     if (op.isMem()) {

@@ -85,7 +85,8 @@ void emitMainLoopBody(EmitContext& ctx) {
       return emitCmovBody(ctx);
     case Carry::Avx2:
     case Carry::Avx512:
-      break;
+    case Carry::Avx512Vnni:
+      return emitVectorBody(ctx);
   }
   throw CodegenError("no loop body for carry=" + std::string(toString(ctx.params.carry)));
 }

@@ -27,4 +27,15 @@ void emitMainLoopBody(EmitContext& ctx);
 // chain that starts with a full flag write, so consecutive blocks run in parallel.
 void emitAddAdcBlock(EmitContext& ctx, const asmjit::x86::Gp& acc, int disp, int words);
 
+// SIMD families (vector_emitter.cpp): zero the vector accumulators and build the lane mask;
+// one vector at `disp` into accumulator `chain`; the main-loop body; the whole vectors
+// left after the main loop; the accumulators into rax (and vzeroupper).
+void emitVectorSetup(EmitContext& ctx);
+void emitVector(EmitContext& ctx, int disp, int chain);
+void emitVectorBody(EmitContext& ctx);
+void emitVectorRemainder(EmitContext& ctx);
+// After each main-loop iteration (VNNI: widen the 32-bit lanes when their budget is spent).
+void emitVectorAfterIteration(EmitContext& ctx);
+void emitVectorReduce(EmitContext& ctx);
+
 }  // namespace csumtune::gen::detail

@@ -78,13 +78,21 @@ void emitFoldExtras(EmitContext& ctx) {
   if (!extras.empty()) ctx.b.adc(acc0, 0);
 }
 
+bool isVectorFamily(const EmitContext& ctx) {
+  return traitsOf(ctx.params.carry).unitBytes > 8;
+}
+
 void emitMainLoop(EmitContext& ctx) {
   const auto& regs = ctx.regs;
   const int block = ctx.params.blockBytes();
+  const int unit = traitsOf(ctx.params.carry).unitBytes;
+  const bool vector = isVectorFamily(ctx);
   const Gp& remaining = regs.remaining;
   Label loop = ctx.b.newLabel();
   Label tails = ctx.b.newLabel();
 
+  // SIMD: the vector state is needed after the loop even when it does not run.
+  if (vector) emitVectorSetup(ctx);
   // remaining - block borrows exactly when fewer than `block` bytes are left.
   ctx.b.sub(remaining, block);
   ctx.b.jb(tails);
@@ -97,6 +105,7 @@ void emitMainLoop(EmitContext& ctx) {
   emitMainLoopBody(ctx);
   // Every family closes its carry chains inside the body, so these may write flags.
   ctx.b.add(regs.buffer, block);
+  if (vector) emitVectorAfterIteration(ctx);
   ctx.b.sub(remaining, block);
   ctx.b.jae(loop);
   emitFoldExtras(ctx);
@@ -104,6 +113,14 @@ void emitMainLoop(EmitContext& ctx) {
   // remaining now holds (bytes left) - block. For a power-of-two block the low bits the
   // tails test are already right; otherwise add the block back.
   if (!std::has_single_bit(static_cast<unsigned>(block))) ctx.b.add(remaining, block);
+  if (vector && block > unit) emitVectorRemainder(ctx);
+  if (vector) emitVectorReduce(ctx);
+}
+
+// The highest remainder bit the scalar tails test.
+int topTailBytes(const EmitContext& ctx) {
+  if (isVectorFamily(ctx)) return traitsOf(ctx.params.carry).unitBytes / 2;
+  return static_cast<int>(std::bit_floor(static_cast<unsigned>(ctx.params.blockBytes() - 1)));
 }
 
 // `words` 8-byte words (a power of two) as up to two independent add/adc blocks (on the
@@ -212,7 +229,15 @@ void emitFunction(EmitContext& ctx) {
   for (const Gp& reg : regs.calleeSaved) ctx.b.push(reg);
 
   emitMainLoop(ctx);
-  emitTails(ctx, static_cast<int>(std::bit_floor(static_cast<unsigned>(block - 1))), regs.scratch);
+  // SIMD: a length that is a whole number of vectors (most of the big ones) skips the
+  // scalar tail tests with one test.
+  Label folding = ctx.b.newLabel();
+  if (isVectorFamily(ctx)) {
+    ctx.b.test(esi, traitsOf(ctx.params.carry).unitBytes - 1);
+    ctx.b.jz(folding);
+  }
+  emitTails(ctx, topTailBytes(ctx), regs.scratch);
+  ctx.b.bind(folding);
   emitFold(ctx);
   for (auto it = regs.calleeSaved.rbegin(); it != regs.calleeSaved.rend(); ++it) ctx.b.pop(*it);
   ctx.b.ret();

@@ -11,11 +11,13 @@ namespace {
 
 constexpr std::array<CpuFeature, 1> kAdxFeatures{CpuFeature::Adx};
 constexpr std::array<CpuFeature, 1> kAvx2Features{CpuFeature::Avx2};
-constexpr std::array<CpuFeature, 2> kAvx512Features{CpuFeature::Avx512F, CpuFeature::Avx512BW};
+constexpr std::array<CpuFeature, 1> kAvx512Features{CpuFeature::Avx512F};
+constexpr std::array<CpuFeature, 2> kAvx512VnniFeatures{CpuFeature::Avx512F,
+                                                        CpuFeature::Avx512Vnni};
 
 // One row per family. The SIMD rows are known to the parser so that their names give a
 // precise message ("not generated yet") instead of "unknown value".
-constexpr std::array<CarryTraits, 6> kCarryTable{{
+constexpr std::array<CarryTraits, 7> kCarryTable{{
     {Carry::Adc,
      "adc",
      "one CF chain per add...adc $0 block; blocks overlap",
@@ -42,10 +44,15 @@ constexpr std::array<CarryTraits, 6> kCarryTable{{
      true,
      false,
      {}},
-    {Carry::Avx2, "avx2", "AVX2 vector lanes (user space only)", 32, false, false, false,
-     kAvx2Features},
-    {Carry::Avx512, "avx512", "AVX-512 vector lanes (user space only)", 64, false, false, false,
-     kAvx512Features},
+    {Carry::Avx2, "avx2",
+     "AVX2: 32-bit halves of 64-bit lanes into 64-bit accumulators (user space)", 32, true, false,
+     false, kAvx2Features},
+    {Carry::Avx512, "avx512",
+     "AVX-512: 32-bit halves of 64-bit lanes into 64-bit accumulators (user space)", 64, true,
+     false, false, kAvx512Features},
+    {Carry::Avx512Vnni, "avx512vnni",
+     "AVX-512 VNNI: words biased to signed, summed in pairs by vpdpwssd (user space)", 64, true,
+     false, false, kAvx512VnniFeatures},
 }};
 
 constexpr std::array<std::string_view, 4> kHintNames{"t0", "t1", "t2", "nta"};
@@ -70,7 +77,8 @@ Carry parseCarry(std::string_view value) {
   for (const auto& row : kCarryTable) {
     if (row.name == value) return row.carry;
   }
-  throw ParamsError(fmt::format("carry={} is unknown (expected adc, adcx, add32, cmov)", value));
+  throw ParamsError(fmt::format(
+      "carry={} is unknown (expected adc, adcx, add32, cmov, avx2, avx512, avx512vnni)", value));
 }
 
 Hint parseHint(std::string_view value) {
@@ -99,6 +107,8 @@ std::string_view toString(CpuFeature feature) {
       return "AVX512F";
     case CpuFeature::Avx512BW:
       return "AVX512BW";
+    case CpuFeature::Avx512Vnni:
+      return "AVX512_VNNI";
   }
   return "?";
 }

@@ -22,7 +22,11 @@ RegisterPlan planRegisters(const Params& params) {
   plan.buffer = rdi;
   plan.remaining = rsi;
 
-  const auto chains = static_cast<std::size_t>(params.chains);
+  // SIMD families keep their chains in vector registers; the scalar tails use two
+  // general-purpose accumulators, as every family's short-buffer path does.
+  const bool vector = traitsOf(params.carry).unitBytes > 8;
+  if (vector) plan.vectorAccumulators = params.chains;
+  const auto chains = vector ? std::size_t{2} : static_cast<std::size_t>(params.chains);
   std::size_t counters = 0;
   if (params.carry == Carry::Cmov) {
     // One counter per accumulator while registers last; with many chains, accumulators

@@ -121,6 +121,7 @@ bool hostHas(gen::CpuFeature feature) {
       asmjit::CpuInfo::host().features().x86().hasAVX2(),
       asmjit::CpuInfo::host().features().x86().hasAVX512_F(),
       asmjit::CpuInfo::host().features().x86().hasAVX512_BW(),
+      asmjit::CpuInfo::host().features().x86().hasAVX512_VNNI(),
   };
   return present[static_cast<std::size_t>(feature)] &&
          !isDisabled(disabledByEnvironment(), gen::toString(feature));

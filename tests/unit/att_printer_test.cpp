@@ -155,8 +155,21 @@ std::vector<std::string> lintKernelText(const std::string& text) {
   return problems;
 }
 
+TEST(KernelStyle, RefusesVectorFamilies) {
+  for (const char* p : {"carry=avx2", "carry=avx512", "carry=avx512vnni"}) {
+    try {
+      tuner::renderSource(
+          {gen::parseParams(p), tuner::SourceStyle::Kernel, "csum_partial", {}, {}});
+      ADD_FAILURE() << "kernel style accepted " << p;
+    } catch (const gen::ParamsError& e) {
+      EXPECT_NE(std::string(e.what()).find("vector registers"), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(KernelStyle, EveryShapePassesTheLint) {
   for (const gen::Params& params : testing::representativeShapes()) {
+    if (!gen::traitsOf(params.carry).kernelSafe) continue;
     const std::string text =
         tuner::renderSource({params, tuner::SourceStyle::Kernel, "csum_partial", {}, {}});
     const auto problems = lintKernelText(text);

@@ -90,14 +90,18 @@ std::string runName(const tuner::Profile& profile, const TuneOptions& o) {
   return profile.name + (o.cache == "cold" ? "-cold" : "") + (o.kernelSafe ? "-kernel" : "");
 }
 
-void writeOutputs(const tuner::TuneRun& run, const std::string& dir, bool quiet) {
+void writeOutputs(tuner::TuneRun& run, const std::string& dir, bool quiet) {
+  if (run.complete && !gen::traitsOf(run.finalists.front().params.carry).kernelSafe) run.style = "gas";
   tuner::writeFileAtomically(dir + "/results.json", tuner::toJson(run).dump(1) + "\n");
   std::vector<std::string> plots;
   if (run.complete) {
     const auto& winner = run.finalists.front();
     tuner::SourceRequest request;
     request.params = winner.params;
-    request.style = run.style == "gas" ? tuner::SourceStyle::Gas : tuner::SourceStyle::Kernel;
+    // A SIMD winner cannot go into the kernel: it comes out in user-space style.
+    request.style = run.style == "gas" || !gen::traitsOf(winner.params.carry).kernelSafe
+                        ? tuner::SourceStyle::Gas
+                        : tuner::SourceStyle::Kernel;
     request.tunedOn = fmt::format("{} ({}, key {}) on {}", run.cpu.brand, run.cpu.vendor,
                                   run.cpuKey, run.created);
     request.figures = fmt::format("profile {} ({} cache): {:.4f} {}/byte, {}", run.profile.name,

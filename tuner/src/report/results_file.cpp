@@ -215,9 +215,11 @@ gen::Params readWinnerParams(const std::string& path) {
     }
     return gen::parseParams(j.at("winner").at("params").get<std::string>());
   } catch (const json::exception& e) {
-    throw ResultsError(fmt::format("cannot read the winner: {} is missing fields ({})", path, e.what()));
+    throw ResultsError(
+        fmt::format("cannot read the winner: {} is missing fields ({})", path, e.what()));
   } catch (const gen::ParamsError& e) {
-    throw ResultsError(fmt::format("cannot read the winner: {} holds bad params ({})", path, e.what()));
+    throw ResultsError(
+        fmt::format("cannot read the winner: {} holds bad params ({})", path, e.what()));
   }
 }
 

@@ -35,6 +35,7 @@ struct RegisterPlan {
   std::vector<asmjit::x86::Gp> carryCounters;  // cmov only
   asmjit::x86::Gp scratch;                     // loads, lea+1, adcx zero, folding
   std::vector<asmjit::x86::Gp> calleeSaved;    // pushed in this order, popped reversed
+  int vectorAccumulators = 0;                  // SIMD families: vector registers 0..n-1
 };
 
 RegisterPlan planRegisters(const Params& params);

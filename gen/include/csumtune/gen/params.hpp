@@ -16,14 +16,14 @@
 namespace csumtune::gen {
 
 // How carries out of the 64-bit (or vector-lane) additions are kept.
-enum class Carry : std::uint8_t { Adc, Adcx, Add32, Cmov, Avx2, Avx512 };
+enum class Carry : std::uint8_t { Adc, Adcx, Add32, Cmov, Avx2, Avx512, Avx512Vnni };
 
 // Which prefetch instruction the main loop issues.
 enum class Hint : std::uint8_t { T0, T1, T2, Nta };
 
 // CPU features a kernel may need; the runtime checks them against the host before it
 // runs anything.
-enum class CpuFeature : std::uint8_t { Adx, Avx2, Avx512F, Avx512BW };
+enum class CpuFeature : std::uint8_t { Adx, Avx2, Avx512F, Avx512BW, Avx512Vnni };
 
 std::string_view toString(Carry carry);
 std::string_view toString(Hint hint);

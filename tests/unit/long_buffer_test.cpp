@@ -1,0 +1,47 @@
+// Buffers far beyond the 64 KiB of the verification plans: the SIMD families widen their
+// 32-bit lanes every 2 MiB or so (avx512vnni), the GPR families accumulate for millions of
+// words. All-0xff and all-0x00 data push the lanes to their extremes.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <vector>
+
+#include "csumtune/cpu.hpp"
+#include "csumtune/jit.hpp"
+#include "reference.hpp"
+
+namespace csumtune {
+namespace {
+
+TEST(LongBuffers, EveryFamilyAcrossItsWideningAndAccumulationLimits) {
+  const char* shapes[] = {
+      "carry=adc,chains=4,unroll=32",       "carry=adcx,chains=2,unroll=2",
+      "carry=add32,chains=1,unroll=1",      "carry=cmov,chains=8,unroll=32",
+      "carry=avx2,chains=1,unroll=1",       "carry=avx2,chains=4,unroll=28",
+      "carry=avx512,chains=8,unroll=32",    "carry=avx512,chains=3,unroll=9",
+      "carry=avx512vnni,chains=1,unroll=1", "carry=avx512vnni,chains=1,unroll=32",
+      "carry=avx512vnni,chains=4,unroll=8", "carry=avx512vnni,chains=7,unroll=21"};
+  const std::size_t size = (17u << 20) + 64;
+  std::vector<std::uint8_t> data(size);
+  std::mt19937_64 rng(3);
+  for (int pattern = 0; pattern < 3; ++pattern) {
+    for (auto& b : data)
+      b = pattern == 0 ? 0xff : pattern == 1 ? 0x00 : static_cast<std::uint8_t>(rng());
+    for (const char* text : shapes) {
+      const auto params = gen::parseParams(text);
+      if (!missingFeatures(params).empty()) continue;
+      const Kernel kernel = Jit::compile(params);
+      for (long len : {(2L << 20) + 3, (9L << 20) + 1, 17L << 20}) {
+        for (std::uint32_t sum : {0u, 0xffffffffu}) {
+          const int offset = static_cast<int>(len % 61);
+          ASSERT_EQ(tuner::residue(kernel(data.data() + offset, static_cast<int>(len), sum)),
+                    tuner::referenceResidue(data.data() + offset, len, sum))
+              << text << " len=" << len << " pattern=" << pattern;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace csumtune
