@@ -52,6 +52,9 @@ shapes=()
 key=$("$CSUMTUNE" cpu --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["key"])')
 for results in "$SOURCE"/results/"$key"/*/results.json; do
   [[ -f $results ]] || continue
+  # Only kernel-safe winners can go into the kernel (a SIMD winner of a user-space tune cannot).
+  carry=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["winner"]["params"].split(",")[0])' "$results")
+  [[ $carry == carry=avx* ]] && { log "skip $results: $carry is user-space only"; continue; }
   shapes+=("results:$results")
 done
 shapes+=("params:carry=adc,chains=8,unroll=32,prefetch=4096,hint=nta"
