@@ -7,7 +7,7 @@
 
 namespace csumtune::templates {
 
-std::string_view kernel();           // Linux kernel style: linkage.h, SYM_FUNC_*, RET, EXPORT_SYMBOL
+std::string_view kernel();  // Linux kernel style: linkage.h, SYM_FUNC_*, RET, EXPORT_SYMBOL
 std::string_view ip_compute_csum();  // appended to the kernel style for csum_partial
 std::string_view gas();              // plain GNU as for user space
 

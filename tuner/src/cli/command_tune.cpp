@@ -91,7 +91,8 @@ std::string runName(const tuner::Profile& profile, const TuneOptions& o) {
 }
 
 void writeOutputs(tuner::TuneRun& run, const std::string& dir, bool quiet) {
-  if (run.complete && !gen::traitsOf(run.finalists.front().params.carry).kernelSafe) run.style = "gas";
+  if (run.complete && !gen::traitsOf(run.finalists.front().params.carry).kernelSafe)
+    run.style = "gas";
   tuner::writeFileAtomically(dir + "/results.json", tuner::toJson(run).dump(1) + "\n");
   std::vector<std::string> plots;
   if (run.complete) {
