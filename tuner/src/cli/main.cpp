@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   csumtune::cli::addEmitCommand(app);
   csumtune::cli::addBenchCommand(app);
   csumtune::cli::addKmodCommand(app);
+  csumtune::cli::addShowCommand(app);
   int exitCode = 0;
   csumtune::cli::addTuneCommand(app, exitCode);
 
