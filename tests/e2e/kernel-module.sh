@@ -20,8 +20,13 @@ TIMEOUT=${CSUMTUNE_QEMU_TIMEOUT:-900}
 log() { echo "kernel-module: $*"; }
 
 # --- The kernel: Debian's default image for this release, and its headers for kbuild.
-abi=$(apt-cache depends linux-image-amd64 2>/dev/null | sed -n 's/.*Depends: linux-image-\(.*\)$/\1/p' | head -1)
-[[ -n $abi ]] || { log "cannot tell which kernel linux-image-amd64 depends on"; exit 1; }
+kernel_abi() { apt-cache depends linux-image-amd64 2>/dev/null | sed -n 's/.*Depends: linux-image-\(.*\)$/\1/p' | head -1; }
+abi=$(kernel_abi)
+if [[ -z $abi && $(id -u) -eq 0 ]]; then
+  DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null 2>&1
+  abi=$(kernel_abi)
+fi
+[[ -n $abi ]] || { log "cannot tell which kernel linux-image-amd64 depends on (apt lists missing?)"; exit 1; }
 needed=(qemu-system-x86 busybox-static cpio "linux-headers-$abi")
 missing=()
 for pkg in "${needed[@]}"; do
@@ -33,8 +38,11 @@ if [[ ${#missing[@]} -gt 0 ]]; then
     exit 77
   fi
   log "installing ${missing[*]}"
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null ||
-    { log "apt-get install failed"; exit 1; }
+  if ! DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null 2>&1; then
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null 2>&1
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null ||
+      { log "apt-get install ${missing[*]} failed"; exit 1; }
+  fi
 fi
 # The image itself is only unpacked, never installed: the host's boot setup stays untouched.
 vmlinuz="$CACHE/$abi/boot/vmlinuz-$abi"
