@@ -22,6 +22,9 @@ int main(void) {
       "carry=adcx,chains=2,unroll=8",
       "carry=add32,chains=3,unroll=9,prefetch=64,hint=nta",
       "carry=cmov,chains=8,unroll=16,hint=t1",
+      "carry=avx2,chains=2,unroll=6,prefetch=128",
+      "carry=avx512,chains=4,unroll=8",
+      "carry=avx512vnni,chains=3,unroll=12,prefetch=2496,hint=t2",
   };
   static const uint32_t sums[] = {0, 0xffffffffu, 0x80000000u, 12345};
   uint8_t* data = malloc(2048 + 64);
