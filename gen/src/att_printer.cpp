@@ -28,7 +28,9 @@ std::string instName(InstId id) {
   return name.data();
 }
 
-std::string regName(const x86::Reg& reg) {
+}  // namespace
+
+std::string registerName(const x86::Reg& reg) {
   const auto id = reg.id();
   if (reg.isVec()) {
     if (id >= 32) throw CodegenError("AT&T printer: vector register id out of range");
@@ -51,6 +53,8 @@ std::string regName(const x86::Reg& reg) {
   }
   throw CodegenError("AT&T printer: register of unknown size");
 }
+
+namespace {
 
 char sizeSuffix(uint32_t bytes) {
   switch (bytes) {
@@ -197,7 +201,7 @@ class Printer {
   std::string label(uint32_t id) const { return fmt::format(".L{}_{}", options_.symbol, id); }
 
   std::string operand(const Operand& op) const {
-    if (op.isReg()) return regName(op.as<x86::Reg>());
+    if (op.isReg()) return registerName(op.as<x86::Reg>());
     if (op.isImm()) return fmt::format("${}", op.as<Imm>().value());
     if (op.isLabel()) return label(op.id());
     if (op.isMem()) {
@@ -205,7 +209,7 @@ class Printer {
       if (!mem.hasBaseReg() || mem.hasIndex() || mem.hasSegment()) {
         throw CodegenError("AT&T printer: only disp(base) memory operands are supported");
       }
-      const std::string base = regName(x86::gpq(mem.baseId()));
+      const std::string base = registerName(x86::gpq(mem.baseId()));
       return mem.offset() == 0 ? fmt::format("({})", base)
                                : fmt::format("{}({})", mem.offset(), base);
     }

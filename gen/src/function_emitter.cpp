@@ -60,26 +60,30 @@ void emitPrefetches(EmitContext& ctx) {
   }
 }
 
-// Accumulators 2.. and the carry counters into rax: one add/adc chain closed by adc $0.
-void emitFoldExtras(EmitContext& ctx) {
-  const auto& regs = ctx.regs;
-  const Gp& acc0 = regs.accumulators.front();
-  std::vector<Gp> extras;
+// The registers only the main loop uses: accumulators 2.. and the carry counters. They are
+// zeroed when the loop is entered and folded into rax when it ends.
+std::vector<Gp> loopOnlyRegisters(const RegisterPlan& regs) {
+  std::vector<Gp> out;
   if (regs.accumulators.size() > 2)
-    extras.assign(regs.accumulators.begin() + 2, regs.accumulators.end());
-  extras.insert(extras.end(), regs.carryCounters.begin(), regs.carryCounters.end());
-  for (std::size_t i = 0; i < extras.size(); ++i) {
+    out.assign(regs.accumulators.begin() + 2, regs.accumulators.end());
+  out.insert(out.end(), regs.carryCounters.begin(), regs.carryCounters.end());
+  return out;
+}
+
+// `sum` += every register in `terms`: one add/adc chain closed by adc $0.
+void emitAddChain(EmitContext& ctx, const Gp& sum, const std::vector<Gp>& terms) {
+  for (std::size_t i = 0; i < terms.size(); ++i) {
     if (i == 0) {
-      ctx.b.add(acc0, extras[i]);
+      ctx.b.add(sum, terms[i]);
     } else {
-      ctx.b.adc(acc0, extras[i]);
+      ctx.b.adc(sum, terms[i]);
     }
   }
-  if (!extras.empty()) ctx.b.adc(acc0, 0);
+  if (!terms.empty()) ctx.b.adc(sum, 0);
 }
 
 bool isVectorFamily(const EmitContext& ctx) {
-  return traitsOf(ctx.params.carry).unitBytes > 8;
+  return traitsOf(ctx.params.carry).isVector();
 }
 
 void emitMainLoop(EmitContext& ctx) {
@@ -96,10 +100,8 @@ void emitMainLoop(EmitContext& ctx) {
   // remaining - block borrows exactly when fewer than `block` bytes are left.
   ctx.b.sub(remaining, block);
   ctx.b.jb(tails);
-  for (std::size_t i = 2; i < regs.accumulators.size(); ++i) {
-    ctx.b.xor_(regs.accumulators[i].r32(), regs.accumulators[i].r32());
-  }
-  for (const Gp& counter : regs.carryCounters) ctx.b.xor_(counter.r32(), counter.r32());
+  const std::vector<Gp> loopOnly = loopOnlyRegisters(regs);
+  for (const Gp& reg : loopOnly) ctx.b.xor_(reg.r32(), reg.r32());
   ctx.b.bind(loop);
   emitPrefetches(ctx);
   emitMainLoopBody(ctx);
@@ -108,7 +110,7 @@ void emitMainLoop(EmitContext& ctx) {
   if (vector) emitVectorAfterIteration(ctx);
   ctx.b.sub(remaining, block);
   ctx.b.jae(loop);
-  emitFoldExtras(ctx);
+  emitAddChain(ctx, regs.accumulators.front(), loopOnly);
   ctx.b.bind(tails);
   // remaining now holds (bytes left) - block. For a power-of-two block the low bits the
   // tails test are already right; otherwise add the block back.
@@ -182,10 +184,7 @@ void emitFold(EmitContext& ctx) {
   const auto& regs = ctx.regs;
   const Gp& acc0 = regs.accumulators.front();
   const Gp& temp = regs.remaining;
-  if (regs.accumulators.size() > 1) {
-    ctx.b.add(acc0, regs.accumulators[1]);
-    ctx.b.adc(acc0, 0);
-  }
+  if (regs.accumulators.size() > 1) emitAddChain(ctx, acc0, {regs.accumulators[1]});
   ctx.b.mov(temp, acc0);
   ctx.b.shr(temp, 32);
   ctx.b.add(acc0.r32(), temp.r32());

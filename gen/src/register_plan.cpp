@@ -24,7 +24,7 @@ RegisterPlan planRegisters(const Params& params) {
 
   // SIMD families keep their chains in vector registers; the scalar tails use two
   // general-purpose accumulators, as every family's short-buffer path does.
-  const bool vector = traitsOf(params.carry).unitBytes > 8;
+  const bool vector = traitsOf(params.carry).isVector();
   if (vector) plan.vectorAccumulators = params.chains;
   const auto chains = vector ? std::size_t{2} : static_cast<std::size_t>(params.chains);
   std::size_t counters = 0;

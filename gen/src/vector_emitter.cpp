@@ -176,13 +176,12 @@ void emitVectorReduce(EmitContext& ctx) {
     ctx.b.vzeroupper();
     return;
   }
-  const Vec sum = vec(ctx, 0), temp = vec(ctx, kLowReg);
+  const Vec sum = vec(ctx, 0);
   for (int i = 1; i < ctx.regs.vectorAccumulators; ++i) ctx.b.vpaddq(sum, sum, vec(ctx, i));
   if (isAvx512(ctx)) {
     ctx.b.vextracti64x4(ymm(kLowReg), zmm(0), 1);
     ctx.b.vpaddq(ymm(0), ymm(0), ymm(kLowReg));
   }
-  (void)temp;
   ctx.b.vextracti128(xmm(kLowReg), ymm(0), 1);
   ctx.b.vpaddq(xmm(0), xmm(0), xmm(kLowReg));
   // Two 64-bit lanes left (each far below 2^63): into rax with end-around carry. r8 is

@@ -10,6 +10,8 @@
 
 #include <asmjit/core.h>
 
+#include "env_list.hpp"
+
 namespace csumtune {
 namespace {
 
@@ -39,24 +41,18 @@ std::string upper(std::string s) {
 }
 
 std::vector<std::string> disabledByEnvironment() {
-  std::vector<std::string> out;
-  const char* env = std::getenv("CSUMTUNE_DISABLE_FEATURES");
-  if (!env) return out;
-  std::string item;
-  for (const char* c = env;; ++c) {
-    if (*c == ',' || *c == '\0') {
-      if (!item.empty()) out.push_back(upper(item));
-      item.clear();
-      if (*c == '\0') break;
-    } else if (*c != ' ') {
-      item += *c;
-    }
-  }
-  return out;
+  std::vector<std::string> names = detail::environmentList("CSUMTUNE_DISABLE_FEATURES", ',');
+  for (auto& name : names) name = upper(name);
+  return names;
 }
 
 bool isDisabled(const std::vector<std::string>& disabled, std::string_view name) {
   return std::find(disabled.begin(), disabled.end(), name) != disabled.end();
+}
+
+// CPUID says it has the feature, and CSUMTUNE_DISABLE_FEATURES does not mask it.
+bool present(const FeatureRow& row, const std::vector<std::string>& disabled) {
+  return asmjit::CpuInfo::host().features().x86().has(row.id) && !isDisabled(disabled, row.name);
 }
 
 std::optional<std::string> readMicrocode() {
@@ -87,8 +83,7 @@ CpuIdentity hostCpu() {
   cpu.microcode = readMicrocode();
   cpu.disabled = disabledByEnvironment();
   for (const FeatureRow& row : kFeatureRows) {
-    const bool present = info.features().x86().has(row.id) && !isDisabled(cpu.disabled, row.name);
-    cpu.features.push_back({row.name, present});
+    cpu.features.push_back({row.name, present(row, cpu.disabled)});
   }
   return cpu;
 }
@@ -115,16 +110,15 @@ std::string cpuKey(const CpuIdentity& cpu) {
 }
 
 bool hostHas(gen::CpuFeature feature) {
-  // CPUID cannot change under us, the environment mask can (tests set it): read it each time.
-  static const bool present[] = {
-      asmjit::CpuInfo::host().features().x86().hasADX(),
-      asmjit::CpuInfo::host().features().x86().hasAVX2(),
-      asmjit::CpuInfo::host().features().x86().hasAVX512_F(),
-      asmjit::CpuInfo::host().features().x86().hasAVX512_BW(),
-      asmjit::CpuInfo::host().features().x86().hasAVX512_VNNI(),
-  };
-  return present[static_cast<std::size_t>(feature)] &&
-         !isDisabled(disabledByEnvironment(), gen::toString(feature));
+  // The feature table above names every feature a kernel can need. CPUID cannot change under
+  // us, the environment mask can (tests set it): read it each time.
+  const std::string_view name = gen::toString(feature);
+  for (const FeatureRow& row : kFeatureRows) {
+    if (row.name == name) {
+      return present(row, disabledByEnvironment());
+    }
+  }
+  return false;
 }
 
 std::vector<gen::CpuFeature> missingFeatures(const gen::Params& params) {

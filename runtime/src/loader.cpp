@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "csumtune/cpu.hpp"
+#include "env_list.hpp"
 
 #ifndef CSUMTUNE_INSTALLED_RESULTS
 #define CSUMTUNE_INSTALLED_RESULTS ""
@@ -53,19 +54,7 @@ gen::Params defaultParams() {
 }
 
 std::vector<std::string> resultsSearchPath() {
-  std::vector<std::string> dirs;
-  if (const char* env = std::getenv("CSUMTUNE_RESULTS")) {
-    std::string item;
-    for (const char* c = env;; ++c) {
-      if (*c == ':' || *c == '\0') {
-        if (!item.empty()) dirs.push_back(item);
-        item.clear();
-        if (*c == '\0') break;
-      } else {
-        item += *c;
-      }
-    }
-  }
+  std::vector<std::string> dirs = detail::environmentList("CSUMTUNE_RESULTS", ':');
   if (std::string(CSUMTUNE_INSTALLED_RESULTS).size()) dirs.push_back(CSUMTUNE_INSTALLED_RESULTS);
   return dirs;
 }

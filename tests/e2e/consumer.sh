@@ -6,7 +6,6 @@ BUILD=${1:?usage: consumer.sh BUILD_DIR CONSUMER_SOURCE_DIR}
 SOURCE=${2:?}
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
-cmake --install "$BUILD" --prefix "$WORK/prefix" >/dev/null
-cmake -S "$SOURCE" -B "$WORK/build" -DCMAKE_PREFIX_PATH="$WORK/prefix" >/dev/null
-cmake --build "$WORK/build" -j2 >/dev/null
+source "$(dirname "$0")/outside-project.sh"
+build_outside_project "$BUILD" "$SOURCE" "$WORK"
 "$WORK/build/consumer"

@@ -7,9 +7,8 @@ BUILD=${1:?usage: example.sh BUILD_DIR SOURCE_DIR}
 SOURCE=${2:?}
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
-cmake --install "$BUILD" --prefix "$WORK/prefix" >/dev/null
-cmake -S "$SOURCE/examples/checksum-files" -B "$WORK/build" -DCMAKE_PREFIX_PATH="$WORK/prefix" >/dev/null
-cmake --build "$WORK/build" -j2 >/dev/null
+source "$(dirname "$0")/outside-project.sh"
+build_outside_project "$BUILD" "$SOURCE/examples/checksum-files" "$WORK"
 
 head -c 0 /dev/urandom >"$WORK/empty"
 head -c 1 /dev/urandom >"$WORK/one"

@@ -10,10 +10,9 @@ namespace csumtune::tuner {
 namespace {
 
 std::string registerList(const std::vector<asmjit::x86::Gp>& regs) {
-  static constexpr const char* kNames[] = {"rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi",
-                                           "r8",  "r9",  "r10", "r11", "r12", "r13", "r14", "r15"};
   std::string out;
-  for (const auto& r : regs) out += fmt::format("{}%{}", out.empty() ? "" : " ", kNames[r.id()]);
+  for (const auto& r : regs)
+    out += fmt::format("{}{}", out.empty() ? "" : " ", gen::registerName(r));
   return out.empty() ? "none" : out;
 }
 

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
+#include "search/profile.hpp"
 
 namespace csumtune::cli {
 namespace {
@@ -15,19 +16,24 @@ void showResults(const json& j) {
   const auto& cpu = j.at("cpu");
   const auto& w = j.at("workload");
   const auto& s = j.at("search");
-  fmt::print("tuning run   {} ({})\n", j.at("created").get<std::string>(), j.at("host").get<std::string>());
-  fmt::print("cpu          {} (key {})\n", cpu.at("brand").get<std::string>(), cpu.at("key").get<std::string>());
-  std::string sizes;
-  for (const auto& e : w.at("sizes")) {
-    sizes += fmt::format("{}{}:{}", sizes.empty() ? "" : ",", e.at("size").get<int>(), e.at("weight").get<double>());
-  }
+  fmt::print("tuning run   {} ({})\n", j.at("created").get<std::string>(),
+             j.at("host").get<std::string>());
+  fmt::print("cpu          {} (key {})\n", cpu.at("brand").get<std::string>(),
+             cpu.at("key").get<std::string>());
+  std::vector<tuner::ProfileEntry> entries;
+  for (const auto& e : w.at("sizes"))
+    entries.push_back({e.at("size").get<int>(), e.at("weight").get<double>()});
+  const std::string sizes = tuner::customProfile(entries).spec();
   fmt::print("workload     {} ({}), {} cache{}\n", w.at("profile").get<std::string>(), sizes,
-             w.at("cache").get<std::string>(), s.at("kernel_safe").get<bool>() ? ", kernel-safe" : "");
-  fmt::print("search       {}: {} unique evaluations ({} ok, {} wrong, {} refused), {} revisits, {:.1f} s; {}\n",
-             s.at("algorithm").get<std::string>(), s.at("unique_evaluations").get<std::size_t>(),
-             s.at("ok").get<std::size_t>(), s.at("wrong").get<std::size_t>(), s.at("refused").get<std::size_t>(),
-             s.at("revisits").get<std::size_t>(), s.at("elapsed_seconds").get<double>(),
-             s.at("stopped_because").get<std::string>());
+             w.at("cache").get<std::string>(),
+             s.at("kernel_safe").get<bool>() ? ", kernel-safe" : "");
+  fmt::print(
+      "search       {}: {} unique evaluations ({} ok, {} wrong, {} refused), {} revisits, {:.1f} "
+      "s; {}\n",
+      s.at("algorithm").get<std::string>(), s.at("unique_evaluations").get<std::size_t>(),
+      s.at("ok").get<std::size_t>(), s.at("wrong").get<std::size_t>(),
+      s.at("refused").get<std::size_t>(), s.at("revisits").get<std::size_t>(),
+      s.at("elapsed_seconds").get<double>(), s.at("stopped_because").get<std::string>());
   if (j.at("winner").is_null()) {
     fmt::print("winner       none (the run did not finish; continue it with --resume)\n");
     return;
@@ -39,21 +45,23 @@ void showResults(const json& j) {
   for (const auto& f : j.at("finalists")) {
     const auto& sp = f.at("speedup");
     fmt::print("  {:.4f}  {:.3f}x [{:.3f}, {:.3f}]  {}\n", f.at("score_per_byte").get<double>(),
-               sp.at("median").get<double>(), sp.at("ci_low").get<double>(), sp.at("ci_high").get<double>(),
-               f.at("params").get<std::string>());
+               sp.at("median").get<double>(), sp.at("ci_low").get<double>(),
+               sp.at("ci_high").get<double>(), f.at("params").get<std::string>());
   }
 }
 
 void showBench(const json& j) {
   const std::string unit = j.at("unit").get<std::string>();
-  fmt::print("bench        {} cache, {} samples, {} ({})\n", j.at("workload").at("cache").get<std::string>(),
-             j.at("workload").at("repeat").get<int>(), unit, j.at("cpu").at("brand").get<std::string>());
+  fmt::print("bench        {} cache, {} samples, {} ({})\n",
+             j.at("workload").at("cache").get<std::string>(),
+             j.at("workload").at("repeat").get<int>(), unit,
+             j.at("cpu").at("brand").get<std::string>());
   for (const auto& k : j.at("kernels")) {
     fmt::print("{}\n", k.at("name").get<std::string>());
     for (const auto& r : k.at("results")) {
       const auto& b = r.at("per_byte");
-      fmt::print("  {:>7} B  {:.4f} ±{:.4f} {}/byte\n", r.at("size").get<int>(), b.at("median").get<double>(),
-                 b.at("mad").get<double>(), unit);
+      fmt::print("  {:>7} B  {:.4f} ±{:.4f} {}/byte\n", r.at("size").get<int>(),
+                 b.at("median").get<double>(), b.at("mad").get<double>(), unit);
     }
   }
 }
@@ -74,7 +82,8 @@ void runShow(const std::string& path) {
     } else if (schema == "csumtune-bench/1") {
       showBench(j);
     } else {
-      throw UsageError(fmt::format("{}: not a csumtune results or bench file (schema '{}')", path, schema));
+      throw UsageError(
+          fmt::format("{}: not a csumtune results or bench file (schema '{}')", path, schema));
     }
   } catch (const json::exception& e) {
     throw UsageError(fmt::format("{}: a field is missing or malformed ({})", path, e.what()));
@@ -85,7 +94,8 @@ void runShow(const std::string& path) {
 
 void addShowCommand(CLI::App& app) {
   auto path = std::make_shared<std::string>();
-  auto* cmd = app.add_subcommand("show", "Summarize a results.json (tune) or a bench --format json file");
+  auto* cmd =
+      app.add_subcommand("show", "Summarize a results.json (tune) or a bench --format json file");
   cmd->add_option("FILE", *path, "results.json or bench JSON")->required();
   cmd->callback([path] { runShow(*path); });
 }

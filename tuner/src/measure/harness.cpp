@@ -8,23 +8,24 @@ namespace {
 // Zero, but the compiler cannot know it: `sum & gSerialize` makes each call's buffer
 // address depend on the previous call's result.
 volatile std::uint32_t gSerialize = 0;
-}  // namespace
 
-double timeBatch(KernelFn fn, int len, std::size_t iterations, Timer& timer, Workload& workload,
-                 std::size_t& cursor, bool serialize) {
+// The timed loop, compiled once per mode so that no mode test sits between the calls.
+template <bool Serialize>
+double timeBatchIn(KernelFn fn, int len, std::size_t iterations, Timer& timer, Workload& workload,
+                   std::size_t& cursor) {
   const std::uint8_t* base = workload.base();
   const std::uint32_t* positions = workload.positions();
   const std::size_t mask = workload.mask();
-  const std::uint32_t dependency = serialize ? gSerialize : 0;
+  const std::uint32_t dependency = Serialize ? gSerialize : 0;
   std::uint32_t sum = 0;
   std::size_t at = cursor;
   const std::uint64_t start = timer.start();
   for (std::size_t i = 0; i < iterations; ++i) {
     // Each result is the next call's initial sum (a caller accumulating a checksum). With
-    // `serialize`, the next buffer's address also waits for the result, so out-of-order
+    // Serialize, the next buffer's address also waits for the result, so out-of-order
     // execution cannot overlap calls (or, cold, their cache misses): a call's latency.
     const std::uint8_t* buf = base + positions[at++ & mask];
-    if (serialize) buf += (sum & dependency);
+    if constexpr (Serialize) buf += (sum & dependency);
     sum = fn(buf, len, sum);
   }
   const std::uint64_t stop = timer.stop();
@@ -32,6 +33,14 @@ double timeBatch(KernelFn fn, int len, std::size_t iterations, Timer& timer, Wor
   asm volatile("" ::"r"(sum));
   const double elapsed = static_cast<double>(stop - start) - timer.overhead();
   return std::max(elapsed, 0.0) / static_cast<double>(iterations);
+}
+
+}  // namespace
+
+double timeBatch(KernelFn fn, int len, std::size_t iterations, Timer& timer, Workload& workload,
+                 std::size_t& cursor, bool serialize) {
+  return serialize ? timeBatchIn<true>(fn, len, iterations, timer, workload, cursor)
+                   : timeBatchIn<false>(fn, len, iterations, timer, workload, cursor);
 }
 
 namespace {

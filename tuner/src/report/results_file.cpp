@@ -236,11 +236,10 @@ std::vector<Evaluation> readEvaluationsForResume(const std::string& path, const 
                                      key, current.cpuKey));
     }
     const auto& w = j.at("workload");
-    std::string spec;
-    for (const auto& s : w.at("sizes")) {
-      spec += fmt::format("{}{}:{}", spec.empty() ? "" : ",", s.at("size").get<int>(),
-                          s.at("weight").get<double>());
-    }
+    std::vector<ProfileEntry> entries;
+    for (const auto& e : w.at("sizes"))
+      entries.push_back({e.at("size").get<int>(), e.at("weight").get<double>()});
+    const std::string spec = customProfile(entries).spec();
     if (spec != current.profile.spec() ||
         w.at("cache").get<std::string>() != toString(current.cache)) {
       throw ResultsError(fmt::format(

@@ -7,8 +7,7 @@ namespace csumtune::tuner {
 
 SearchSpace::SearchSpace(bool kernelSafeOnly) : kernelSafeOnly_(kernelSafeOnly) {
   for (const auto& traits : gen::allCarryTraits()) {
-    if (traits.generated && (!kernelSafeOnly || traits.kernelSafe))
-      families_.push_back(traits.carry);
+    if (!kernelSafeOnly || traits.kernelSafe) families_.push_back(traits.carry);
   }
 }
 

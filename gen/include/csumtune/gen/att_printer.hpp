@@ -18,6 +18,9 @@ struct AttOptions {
   bool kernelReturn = false;            // `RET` (the kernel macro) instead of `ret`
 };
 
+// A register's AT&T name, e.g. "%rax", "%r9d", "%zmm12".
+std::string registerName(const asmjit::x86::Reg& reg);
+
 // One line per instruction or label, tab-indented instructions; no directives.
 std::string printAtt(const KernelProgram& program, const AttOptions& options = {});
 

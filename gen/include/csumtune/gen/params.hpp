@@ -36,10 +36,12 @@ struct CarryTraits {
   std::string_view name;
   std::string_view summary;
   int unitBytes;         // bytes loaded per unroll step: 8 for GPR families, a vector for SIMD
-  bool generated;        // this generator can emit it
   bool kernelSafe;       // general-purpose registers only: may run inside the Linux kernel
   bool needsEvenChains;  // chains come in CF/OF pairs
   std::span<const CpuFeature> features;  // CPU features it needs
+
+  // A SIMD family: its chains live in vector registers.
+  constexpr bool isVector() const { return unitBytes > 8; }
 };
 
 const CarryTraits& traitsOf(Carry carry);
