@@ -10,6 +10,7 @@
 //       fold accumulators 2.. and counters into rax (one add/adc chain)
 //   }
 //   remaining %= block
+//   the family's own remainders and reduction (SIMD: whole vectors, the vector sum)
 //   for each power-of-two word count w below the block, largest first:
 //       if (remaining & 8w) { w words as add/adc blocks on the first two accumulators }
 //   if (remaining & 4) / (& 2) / (& 1): zero-extending loads, add/adc into rax
@@ -82,21 +83,14 @@ void emitAddChain(EmitContext& ctx, const Gp& sum, const std::vector<Gp>& terms)
   if (!terms.empty()) ctx.b.adc(sum, 0);
 }
 
-bool isVectorFamily(const EmitContext& ctx) {
-  return traitsOf(ctx.params.carry).isVector();
-}
-
-void emitMainLoop(EmitContext& ctx) {
+void emitMainLoop(EmitContext& ctx, const Label& skipScalarTails) {
   const auto& regs = ctx.regs;
   const int block = ctx.params.blockBytes();
-  const int unit = traitsOf(ctx.params.carry).unitBytes;
-  const bool vector = isVectorFamily(ctx);
   const Gp& remaining = regs.remaining;
   Label loop = ctx.b.newLabel();
   Label tails = ctx.b.newLabel();
 
-  // SIMD: the vector state is needed after the loop even when it does not run.
-  if (vector) emitVectorSetup(ctx);
+  ctx.family.emitLoopSetup(ctx);
   // remaining - block borrows exactly when fewer than `block` bytes are left.
   ctx.b.sub(remaining, block);
   ctx.b.jb(tails);
@@ -104,10 +98,10 @@ void emitMainLoop(EmitContext& ctx) {
   for (const Gp& reg : loopOnly) ctx.b.xor_(reg.r32(), reg.r32());
   ctx.b.bind(loop);
   emitPrefetches(ctx);
-  emitMainLoopBody(ctx);
+  ctx.family.emitBody(ctx);
   // Every family closes its carry chains inside the body, so these may write flags.
   ctx.b.add(regs.buffer, block);
-  if (vector) emitVectorAfterIteration(ctx);
+  ctx.family.emitAfterIteration(ctx);
   ctx.b.sub(remaining, block);
   ctx.b.jae(loop);
   emitAddChain(ctx, regs.accumulators.front(), loopOnly);
@@ -115,14 +109,7 @@ void emitMainLoop(EmitContext& ctx) {
   // remaining now holds (bytes left) - block. For a power-of-two block the low bits the
   // tails test are already right; otherwise add the block back.
   if (!std::has_single_bit(static_cast<unsigned>(block))) ctx.b.add(remaining, block);
-  if (vector && block > unit) emitVectorRemainder(ctx);
-  if (vector) emitVectorReduce(ctx);
-}
-
-// The highest remainder bit the scalar tails test.
-int topTailBytes(const EmitContext& ctx) {
-  if (isVectorFamily(ctx)) return traitsOf(ctx.params.carry).unitBytes / 2;
-  return static_cast<int>(std::bit_floor(static_cast<unsigned>(ctx.params.blockBytes() - 1)));
+  ctx.family.emitAfterLoop(ctx, skipScalarTails);
 }
 
 // `words` 8-byte words (a power of two) as up to two independent add/adc blocks (on the
@@ -227,15 +214,9 @@ void emitFunction(EmitContext& ctx) {
   }
   for (const Gp& reg : regs.calleeSaved) ctx.b.push(reg);
 
-  emitMainLoop(ctx);
-  // SIMD: a length that is a whole number of vectors (most of the big ones) skips the
-  // scalar tail tests with one test.
   Label folding = ctx.b.newLabel();
-  if (isVectorFamily(ctx)) {
-    ctx.b.test(esi, traitsOf(ctx.params.carry).unitBytes - 1);
-    ctx.b.jz(folding);
-  }
-  emitTails(ctx, topTailBytes(ctx), regs.scratch);
+  emitMainLoop(ctx, folding);
+  emitTails(ctx, ctx.family.scalarTailTop(ctx.params), regs.scratch);
   ctx.b.bind(folding);
   emitFold(ctx);
   for (auto it = regs.calleeSaved.rbegin(); it != regs.calleeSaved.rend(); ++it) ctx.b.pop(*it);

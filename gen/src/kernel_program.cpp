@@ -53,7 +53,7 @@ KernelProgram::KernelProgram(const Params& params, const asmjit::Environment& en
     builder_->addDiagnosticOptions(asmjit::DiagnosticOptions::kValidateIntermediate |
                                    asmjit::DiagnosticOptions::kValidateAssembler);
   }
-  detail::EmitContext ctx{*builder_, params_, registers_};
+  detail::EmitContext ctx{*builder_, params_, registers_, detail::familyOf(params_.carry)};
   detail::emitFunction(ctx);
   code_.resetErrorHandler();
   handler.throwIfFailed("generating", params_);

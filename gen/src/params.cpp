@@ -9,33 +9,23 @@
 namespace csumtune::gen {
 namespace {
 
-constexpr std::array<CpuFeature, 1> kAdxFeatures{CpuFeature::Adx};
-constexpr std::array<CpuFeature, 1> kAvx2Features{CpuFeature::Avx2};
-constexpr std::array<CpuFeature, 1> kAvx512Features{CpuFeature::Avx512F};
-constexpr std::array<CpuFeature, 2> kAvx512VnniFeatures{CpuFeature::Avx512F,
-                                                        CpuFeature::Avx512Vnni};
+constexpr std::array<std::string_view, kHintCount> kHintNames{"t0", "t1", "t2", "nta"};
+constexpr std::array<std::string_view, 4> kFeatureNames{"ADX", "AVX2", "AVX512F", "AVX512_VNNI"};
+constexpr std::array<std::string_view, 5> kKeys{"carry", "chains", "unroll", "prefetch", "hint"};
 
-// clang-format off
-// One row per family: name, summary, bytes per unroll step, kernel-safe, even chains, features.
-constexpr std::array<CarryTraits, 7> kCarryTable{{
-    {Carry::Adc, "adc", "one CF chain per add...adc $0 block; blocks overlap",
-     8, true, false, {}},
-    {Carry::Adcx, "adcx", "CF (adcx) and OF (adox) chains in pairs",
-     8, true, true, kAdxFeatures},
-    {Carry::Add32, "add32", "32-bit loads added into 64-bit accumulators, no carries",
-     8, true, false, {}},
-    {Carry::Cmov, "cmov", "add, then cmovc a carry counter: one-instruction flag chains",
-     8, true, false, {}},
-    {Carry::Avx2, "avx2", "AVX2: 32-bit halves of 64-bit lanes into 64-bit accumulators (user space)",
-     32, false, false, kAvx2Features},
-    {Carry::Avx512, "avx512", "AVX-512: 32-bit halves of 64-bit lanes into 64-bit accumulators (user space)",
-     64, false, false, kAvx512Features},
-    {Carry::Avx512Vnni, "avx512vnni", "AVX-512 VNNI: words biased to signed, summed in pairs by vpdpwssd (user space)",
-     64, false, false, kAvx512VnniFeatures},
-}};
-// clang-format on
+// "a, b, c": the names a message lists as the accepted values.
+template <typename Names>
+std::string listOf(const Names& names) {
+  std::string out;
+  for (std::string_view name : names) out += fmt::format("{}{}", out.empty() ? "" : ", ", name);
+  return out;
+}
 
-constexpr std::array<std::string_view, 4> kHintNames{"t0", "t1", "t2", "nta"};
+std::vector<std::string_view> carryNames() {
+  std::vector<std::string_view> names;
+  for (const CarryTraits* traits : allCarryTraits()) names.push_back(traits->name);
+  return names;
+}
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
@@ -54,18 +44,17 @@ int parseInt(std::string_view key, std::string_view value) {
 }
 
 Carry parseCarry(std::string_view value) {
-  for (const auto& row : kCarryTable) {
-    if (row.name == value) return row.carry;
+  for (const CarryTraits* traits : allCarryTraits()) {
+    if (traits->name == value) return traits->carry;
   }
-  throw ParamsError(fmt::format(
-      "carry={} is unknown (expected adc, adcx, add32, cmov, avx2, avx512, avx512vnni)", value));
+  throw ParamsError(fmt::format("carry={} is unknown (expected {})", value, listOf(carryNames())));
 }
 
 Hint parseHint(std::string_view value) {
   for (std::size_t i = 0; i < kHintNames.size(); ++i) {
     if (kHintNames[i] == value) return static_cast<Hint>(i);
   }
-  throw ParamsError(fmt::format("hint={} is unknown (expected t0, t1, t2, nta)", value));
+  throw ParamsError(fmt::format("hint={} is unknown (expected {})", value, listOf(kHintNames)));
 }
 
 }  // namespace
@@ -78,26 +67,7 @@ std::string_view toString(Hint hint) {
 }
 
 std::string_view toString(CpuFeature feature) {
-  switch (feature) {
-    case CpuFeature::Adx:
-      return "ADX";
-    case CpuFeature::Avx2:
-      return "AVX2";
-    case CpuFeature::Avx512F:
-      return "AVX512F";
-    case CpuFeature::Avx512BW:
-      return "AVX512BW";
-    case CpuFeature::Avx512Vnni:
-      return "AVX512_VNNI";
-  }
-  return "?";
-}
-
-const CarryTraits& traitsOf(Carry carry) {
-  return kCarryTable.at(static_cast<std::size_t>(carry));
-}
-std::span<const CarryTraits> allCarryTraits() {
-  return kCarryTable;
+  return kFeatureNames.at(static_cast<std::size_t>(feature));
 }
 
 std::string Params::toString() const {
@@ -107,9 +77,7 @@ std::string Params::toString() const {
 
 Params parseParamsUnchecked(std::string_view text) {
   Params params;
-  std::array<bool, 5> seen{};
-  static constexpr std::array<std::string_view, 5> kKeys{"carry", "chains", "unroll", "prefetch",
-                                                         "hint"};
+  std::array<bool, kKeys.size()> seen{};
   text = trim(text);
   while (!text.empty()) {
     const auto comma = text.find(',');
@@ -124,8 +92,7 @@ Params parseParamsUnchecked(std::string_view text) {
     const std::string_view value = trim(item.substr(eq + 1));
     const auto slot = std::find(kKeys.begin(), kKeys.end(), key);
     if (slot == kKeys.end()) {
-      throw ParamsError(
-          fmt::format("unknown key '{}' (expected carry, chains, unroll, prefetch, hint)", key));
+      throw ParamsError(fmt::format("unknown key '{}' (expected {})", key, listOf(kKeys)));
     }
     const auto index = static_cast<std::size_t>(slot - kKeys.begin());
     if (seen[index]) throw ParamsError(fmt::format("key '{}' given twice", key));
@@ -149,6 +116,12 @@ Params parseParamsUnchecked(std::string_view text) {
     }
   }
   return params;
+}
+
+Params Params::canonical() const {
+  Params out = *this;
+  if (out.prefetch == 0) out.hint = Hint::T0;
+  return out;
 }
 
 Params parseParams(std::string_view text) {
@@ -193,14 +166,14 @@ std::vector<CpuFeature> requiredFeatures(const Params& params) {
 std::vector<Params> enumerateSpace(SpaceFilter filter) {
   using L = ParamLimits;
   std::vector<Params> space;
-  for (const CarryTraits& traits : kCarryTable) {
-    if (filter.kernelSafeOnly && !traits.kernelSafe) continue;
+  for (const CarryTraits* traits : allCarryTraits()) {
+    if (filter.kernelSafeOnly && !traits->kernelSafe()) continue;
     for (int chains = L::kMinChains; chains <= L::kMaxChains; ++chains) {
       for (int unroll = chains; unroll <= L::kMaxUnroll; unroll += chains) {
         for (int prefetch = 0; prefetch <= L::kMaxPrefetch; prefetch += L::kPrefetchStep) {
-          for (std::size_t hint = 0; hint < kHintNames.size(); ++hint) {
-            if (filter.distinctCodeOnly && prefetch == 0 && hint != 0) continue;
-            Params p{traits.carry, chains, unroll, prefetch, static_cast<Hint>(hint)};
+          for (int hint = 0; hint < kHintCount; ++hint) {
+            const Params p{traits->carry, chains, unroll, prefetch, static_cast<Hint>(hint)};
+            if (filter.distinctCodeOnly && !(p.canonical() == p)) continue;
             if (validationError(p).empty()) space.push_back(p);
           }
         }

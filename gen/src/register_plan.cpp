@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <array>
 
+#include "carry_family.hpp"
 #include "csumtune/gen/kernel_program.hpp"
 
 namespace csumtune::gen {
@@ -22,13 +23,11 @@ RegisterPlan planRegisters(const Params& params) {
   plan.buffer = rdi;
   plan.remaining = rsi;
 
-  // SIMD families keep their chains in vector registers; the scalar tails use two
-  // general-purpose accumulators, as every family's short-buffer path does.
-  const bool vector = traitsOf(params.carry).isVector();
-  if (vector) plan.vectorAccumulators = params.chains;
-  const auto chains = vector ? std::size_t{2} : static_cast<std::size_t>(params.chains);
+  const detail::RegisterNeeds needs = detail::familyOf(params.carry).registerNeeds(params);
+  plan.vectorAccumulators = needs.vectorAccumulators;
+  const auto chains = static_cast<std::size_t>(needs.accumulators);
   std::size_t counters = 0;
-  if (params.carry == Carry::Cmov) {
+  if (needs.carryCounters) {
     // One counter per accumulator while registers last; with many chains, accumulators
     // share counters round-robin (the counter chain is lea+cmov, two cycles per word).
     counters = std::min(chains, kPool.size() - chains - 1);

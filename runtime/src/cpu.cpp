@@ -22,7 +22,8 @@ struct FeatureRow {
   X86::Id id;
 };
 
-// The features that decide which kernels can run and which may win.
+// The features that identify a CPU for checksum kernels (part of its key): those kernels
+// need (gen::CpuFeature) and those that decide which may win.
 constexpr std::array<FeatureRow, 9> kFeatureRows{{
     {"ADX", X86::kADX},
     {"BMI2", X86::kBMI2},
@@ -34,6 +35,22 @@ constexpr std::array<FeatureRow, 9> kFeatureRows{{
     {"AVX_VNNI", X86::kAVX_VNNI},
     {"VPCLMULQDQ", X86::kVPCLMULQDQ},
 }};
+
+// The CPUID bit behind each feature a kernel can need (a new gen::CpuFeature without a case
+// here is a compiler warning, -Wswitch).
+X86::Id asmjitId(gen::CpuFeature feature) {
+  switch (feature) {
+    case gen::CpuFeature::Adx:
+      return X86::kADX;
+    case gen::CpuFeature::Avx2:
+      return X86::kAVX2;
+    case gen::CpuFeature::Avx512F:
+      return X86::kAVX512_F;
+    case gen::CpuFeature::Avx512Vnni:
+      return X86::kAVX512_VNNI;
+  }
+  return X86::kNone;
+}
 
 std::string upper(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::toupper(c); });
@@ -110,15 +127,8 @@ std::string cpuKey(const CpuIdentity& cpu) {
 }
 
 bool hostHas(gen::CpuFeature feature) {
-  // The feature table above names every feature a kernel can need. CPUID cannot change under
-  // us, the environment mask can (tests set it): read it each time.
-  const std::string_view name = gen::toString(feature);
-  for (const FeatureRow& row : kFeatureRows) {
-    if (row.name == name) {
-      return present(row, disabledByEnvironment());
-    }
-  }
-  return false;
+  // CPUID cannot change under us, the environment mask can (tests set it): read it each time.
+  return present({gen::toString(feature).data(), asmjitId(feature)}, disabledByEnvironment());
 }
 
 std::vector<gen::CpuFeature> missingFeatures(const gen::Params& params) {

@@ -131,7 +131,7 @@ rm -rf "$work"
 # show: a committed results file, and bad input.
 out=$("$CSUMTUNE" show "$(dirname "$0")/../../results/amd-1a-02-1-5d4b381f/seed-kernel/results.json" 2>&1)
 [[ $out == *"winner       carry="*"verdict"* ]] && echo "ok:   show results.json" || { echo "FAIL: show: $out"; failures=$((failures + 1)); }
-expect 2 "cannot read" -- "$CSUMTUNE" show /nonexistent.json
+expect 2 "does not exist" -- "$CSUMTUNE" show /nonexistent.json
 expect 2 "not JSON" -- "$CSUMTUNE" show /etc/hostname
 expect 2 "" -- "$CSUMTUNE" show
 

@@ -14,7 +14,7 @@
 #include "linked_kernels.hpp"
 #include "shapes.hpp"
 #include "source_file.hpp"
-#include "verify.hpp"
+#include "verify/verify.hpp"
 
 namespace csumtune {
 namespace {
@@ -169,7 +169,7 @@ TEST(KernelStyle, RefusesVectorFamilies) {
 
 TEST(KernelStyle, EveryShapePassesTheLint) {
   for (const gen::Params& params : testing::representativeShapes()) {
-    if (!gen::traitsOf(params.carry).kernelSafe) continue;
+    if (!gen::traitsOf(params.carry).kernelSafe()) continue;
     const std::string text =
         tuner::renderSource({params, tuner::SourceStyle::Kernel, "csum_partial", {}, {}});
     const auto problems = lintKernelText(text);

@@ -9,7 +9,7 @@
 #include "csumtune/csumtune.h"
 #include "csumtune/jit.hpp"
 #include "shapes.hpp"
-#include "verify.hpp"
+#include "verify/verify.hpp"
 
 namespace csumtune {
 namespace {

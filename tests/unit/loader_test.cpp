@@ -2,6 +2,8 @@
 // best() finding results on its search path or falling back, and all of it thread-safe.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <atomic>
 #include <cstdlib>
 #include <filesystem>
@@ -15,7 +17,8 @@
 #include "csumtune/cpu.hpp"
 #include "csumtune/csumtune.h"
 #include "csumtune/loader.hpp"
-#include "reference.hpp"
+#include "csumtune/results/document.hpp"
+#include "verify/reference.hpp"
 
 namespace csumtune {
 namespace {
@@ -23,13 +26,24 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-json resultsFor(const std::string& params, const CpuIdentity& cpu, const std::string& key) {
-  json features = json::object();
-  for (const auto& f : cpu.features) features[f.name] = f.present;
-  return {{"schema", "csumtune-results/1"},
-          {"cpu", {{"brand", cpu.brand}, {"key", key}, {"features", features}}},
-          {"workload", {{"profile", "imix"}, {"cache", "hot"}}},
-          {"winner", {{"params", params}}}};
+// A results document as the writer's shared part makes it (the tuner's own writer is
+// tested against every reader in results_roundtrip_test.cpp).
+json resultsFor(const std::string& params, const CpuIdentity& cpu, const std::string& key,
+                const std::string& profile = "imix", const std::string& cache = "hot",
+                bool kernelSafe = false) {
+  results::RunHeader header;
+  header.cpuKey = key;
+  header.cpuBrand = cpu.brand;
+  for (const auto& f : cpu.features) header.cpuFeatures[f.name] = f.present;
+  header.profile = profile;
+  header.sizes = {{40, 1}};
+  header.cache = cache;
+  header.kernelSafe = kernelSafe;
+  header.complete = true;
+  header.winnerParams = params;
+  json document = json::object();
+  results::writeHeader(document, header);
+  return document;
 }
 
 class LoaderTest : public ::testing::Test {
@@ -43,6 +57,7 @@ class LoaderTest : public ::testing::Test {
     key_ = cpuKey(host_);
   }
   void TearDown() override {
+    detail::setInstalledResultsForTesting(std::nullopt);
     fs::remove_all(dir_);
     unsetenv("CSUMTUNE_RESULTS");
   }
@@ -98,6 +113,10 @@ TEST_F(LoaderTest, RefusesEveryBadFile) {
   expectRefused(write("text.json", "hello, world"), Error::Kind::BadResults, "not JSON");
   expectRefused(write("array.json", "[1, 2]"), Error::Kind::BadResults,
                 "not a csumtune results file");
+  fs::create_directories(dir_ / "directory.json");
+  expectRefused((dir_ / "directory.json").string(), Error::Kind::BadResults, "is a directory");
+  ASSERT_EQ(mkfifo((dir_ / "fifo.json").c_str(), 0600), 0);
+  expectRefused((dir_ / "fifo.json").string(), Error::Kind::BadResults, "not a regular file");
   json other = resultsFor("carry=adc", host_, key_);
   other["schema"] = "csumtune-results/0";
   expectRefused(write("schema.json", other.dump()), Error::Kind::BadResults,
@@ -138,6 +157,14 @@ TEST_F(LoaderTest, BestFindsResultsForThisCpuOnTheSearchPath) {
         resultsFor("carry=adc,chains=4,unroll=8", host_, key_).dump());
   write("root/other-cpu/imix/results.json",
         resultsFor("carry=adc,chains=1,unroll=1", host_, "other-cpu").dump());
+  write("root/" + key_ + "/imix-kernel/results.json",
+        resultsFor("carry=adc,chains=3,unroll=9", host_, key_, "imix", "hot", true).dump());
+  write("root/" + key_ + "/imix-cold/results.json",
+        resultsFor("carry=adc,chains=5,unroll=10", host_, key_, "imix", "cold").dump());
+  // Neither a directory nor a FIFO where a results file should be may stop best().
+  fs::create_directories(dir_ / "root" / key_ / "aaa" / "results.json");
+  fs::create_directories(dir_ / "root" / key_ / "aab");
+  ASSERT_EQ(mkfifo((dir_ / "root" / key_ / "aab" / "results.json").c_str(), 0600), 0);
   setenv("CSUMTUNE_RESULTS", ("/nonexistent:" + (dir_ / "root").string()).c_str(), 1);
   EXPECT_EQ(resultsSearchPath().front(), "/nonexistent");
   const LoadedKernel chosen = best();
@@ -149,16 +176,13 @@ TEST_F(LoaderTest, BestFallsBackToTheSafeDefaultAndSaysSo) {
   setenv("CSUMTUNE_RESULTS", dir_.c_str(), 1);
   // A broken file for this CPU is skipped, not fatal.
   write(key_ + "/imix/results.json", "{ broken");
-  // The installed results may exist on this machine; look only at ours.
-  const LoadedKernel fallback = [&] {
-    setenv("CSUMTUNE_RESULTS", dir_.c_str(), 1);
-    return best();
-  }();
-  if (fallback.origin.rfind("default", 0) == 0) {
-    EXPECT_EQ(fallback.kernel.params(), defaultParams());
-    EXPECT_NE(fallback.origin.find("no usable tuned results"), std::string::npos)
-        << fallback.origin;
-  }
+  // Only our directory: the installed results (which may hold this CPU's) switched off.
+  detail::setInstalledResultsForTesting("");
+  const LoadedKernel fallback = best();
+  EXPECT_EQ(fallback.origin.rfind("default", 0), 0u) << fallback.origin;
+  EXPECT_EQ(fallback.kernel.params(), defaultParams());
+  EXPECT_NE(fallback.origin.find("no usable tuned results"), std::string::npos) << fallback.origin;
+  EXPECT_NE(fallback.origin.find("imix/results.json"), std::string::npos) << fallback.origin;
   char err[512] = "";
   csumtune_kernel* k = csumtune_best(err, sizeof err);
   ASSERT_NE(k, nullptr);

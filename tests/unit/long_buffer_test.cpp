@@ -8,7 +8,7 @@
 
 #include "csumtune/cpu.hpp"
 #include "csumtune/jit.hpp"
-#include "reference.hpp"
+#include "verify/reference.hpp"
 
 namespace csumtune {
 namespace {

@@ -80,7 +80,7 @@ TEST(Params, SimdFamilies) {
   EXPECT_EQ(requiredFeatures(parseParams("carry=avx2")), std::vector<CpuFeature>{CpuFeature::Avx2});
   EXPECT_EQ(requiredFeatures(parseParams("carry=avx512vnni")),
             (std::vector<CpuFeature>{CpuFeature::Avx512F, CpuFeature::Avx512Vnni}));
-  EXPECT_FALSE(traitsOf(Carry::Avx512).kernelSafe);
+  EXPECT_FALSE(traitsOf(Carry::Avx512).kernelSafe());
   EXPECT_EQ(parseParams("carry=avx512,chains=4,unroll=8").blockBytes(), 512);
   EXPECT_EQ(parseParams("carry=avx2,chains=1,unroll=32").blockBytes(), 1024);
 }

@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "csumtune/csumtune.h"
-#include "reference.hpp"
+#include "verify/reference.hpp"
 
 namespace csumtune::tuner {
 namespace {

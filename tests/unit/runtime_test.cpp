@@ -5,7 +5,7 @@
 
 #include "csumtune/csumtune.h"
 #include "csumtune/jit.hpp"
-#include "reference.hpp"
+#include "verify/reference.hpp"
 
 namespace csumtune {
 namespace {

@@ -4,7 +4,7 @@
 #include <atomic>
 #include <cmath>
 
-#include "search/drivers.hpp"
+#include "search/strategy.hpp"
 #include "search/evaluator.hpp"
 #include "search/profile.hpp"
 #include "search/replay_measurer.hpp"

@@ -4,7 +4,7 @@
 
 #include <cstring>
 
-#include "verify.hpp"
+#include "verify/verify.hpp"
 
 namespace csumtune::tuner {
 namespace {

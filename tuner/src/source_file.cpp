@@ -69,7 +69,7 @@ std::string renderSource(const SourceRequest& request) {
     throw gen::ParamsError(fmt::format("symbol '{}' is not a C identifier", request.symbol));
   }
   const bool kernel = request.style == SourceStyle::Kernel;
-  if (kernel && !gen::traitsOf(request.params.carry).kernelSafe) {
+  if (kernel && !gen::traitsOf(request.params.carry).kernelSafe()) {
     throw gen::ParamsError(fmt::format(
         "carry={} uses vector registers, which kernel csum_partial may not touch; use --style gas",
         gen::toString(request.params.carry)));

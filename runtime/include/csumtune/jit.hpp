@@ -10,11 +10,10 @@
 #include <string>
 #include <string_view>
 
+#include "csumtune/kernel_fn.hpp"
 #include "csumtune/gen/params.hpp"
 
 namespace csumtune {
-
-using KernelFn = std::uint32_t (*)(const void* buf, int len, std::uint32_t sum);
 
 class Error : public std::runtime_error {
  public:

@@ -2,6 +2,7 @@
 // this CPU found on a search path, with a safe default when there are none.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,12 @@ struct LoadedKernel {
 // The directories best() searches, in order: each entry of CSUMTUNE_RESULTS
 // (colon-separated), then the installed share/csumtune/results.
 std::vector<std::string> resultsSearchPath();
+
+namespace detail {
+// Tests only: replaces the installed results directory best() searches after
+// CSUMTUNE_RESULTS ("" = none; std::nullopt = the installed one again).
+void setInstalledResultsForTesting(std::optional<std::string> directory);
+}  // namespace detail
 
 // The safe default: runs on every x86-64 CPU, and is a good shape on most.
 gen::Params defaultParams();

@@ -16,7 +16,7 @@
 #include "measure/placement.hpp"
 #include "report/bench_report.hpp"
 #include "size_lists.hpp"
-#include "verify.hpp"
+#include "verify/verify.hpp"
 
 namespace csumtune::cli {
 namespace {

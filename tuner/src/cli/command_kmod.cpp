@@ -32,11 +32,7 @@ void runKmod(const KmodOptions& o) {
   if (!o.params.empty()) {
     params = parseParamsOption(o.params);
   } else {
-    try {
-      params = tuner::readWinnerParams(o.results);
-    } catch (const tuner::ResultsError& e) {
-      throw UsageError(e.what());
-    }
+    params = tuner::readWinnerParams(o.results);
     tunedOn = "the winner of " + o.results;
   }
   tuner::SourceRequest request{

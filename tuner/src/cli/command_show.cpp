@@ -1,32 +1,25 @@
 // csumtune show FILE: a results.json (tune) or a bench JSON, summarized for a human.
-#include <fstream>
-
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
-#include "search/profile.hpp"
+#include "csumtune/results/document.hpp"
+#include "report/bench_report.hpp"
 
 namespace csumtune::cli {
 namespace {
 
 using nlohmann::json;
+constexpr std::string_view kPurpose = "show";
 
-void showResults(const json& j) {
-  const auto& cpu = j.at("cpu");
-  const auto& w = j.at("workload");
+void showResults(const json& j, const std::string& path) {
+  const results::RunHeader header = results::readHeader(j, path, kPurpose);
   const auto& s = j.at("search");
   fmt::print("tuning run   {} ({})\n", j.at("created").get<std::string>(),
              j.at("host").get<std::string>());
-  fmt::print("cpu          {} (key {})\n", cpu.at("brand").get<std::string>(),
-             cpu.at("key").get<std::string>());
-  std::vector<tuner::ProfileEntry> entries;
-  for (const auto& e : w.at("sizes"))
-    entries.push_back({e.at("size").get<int>(), e.at("weight").get<double>()});
-  const std::string sizes = tuner::customProfile(entries).spec();
-  fmt::print("workload     {} ({}), {} cache{}\n", w.at("profile").get<std::string>(), sizes,
-             w.at("cache").get<std::string>(),
-             s.at("kernel_safe").get<bool>() ? ", kernel-safe" : "");
+  fmt::print("cpu          {} (key {})\n", header.cpuBrand, header.cpuKey);
+  fmt::print("workload     {} ({}), {} cache{}\n", header.profile, results::profileSpec(header.sizes),
+             header.cache, header.kernelSafe ? ", kernel-safe" : "");
   fmt::print(
       "search       {}: {} unique evaluations ({} ok, {} wrong, {} refused), {} revisits, {:.1f} "
       "s; {}\n",
@@ -34,12 +27,12 @@ void showResults(const json& j) {
       s.at("ok").get<std::size_t>(), s.at("wrong").get<std::size_t>(),
       s.at("refused").get<std::size_t>(), s.at("revisits").get<std::size_t>(),
       s.at("elapsed_seconds").get<double>(), s.at("stopped_because").get<std::string>());
-  if (j.at("winner").is_null()) {
+  if (!header.winnerParams) {
     fmt::print("winner       none (the run did not finish; continue it with --resume)\n");
     return;
   }
   const std::string unit = j.at("timer").at("unit").get<std::string>();
-  fmt::print("winner       {}\n", j.at("winner").at("params").get<std::string>());
+  fmt::print("winner       {}\n", *header.winnerParams);
   fmt::print("verdict      {}\n", j.at("winner").at("verdict").get<std::string>());
   fmt::print("\nfinalists ({}/byte on the profile, speedup vs linux-like [95% CI])\n", unit);
   for (const auto& f : j.at("finalists")) {
@@ -67,19 +60,12 @@ void showBench(const json& j) {
 }
 
 void runShow(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw UsageError("cannot read " + path);
-  json j;
-  try {
-    j = json::parse(in);
-  } catch (const json::exception& e) {
-    throw UsageError(fmt::format("{} is not JSON ({})", path, e.what()));
-  }
+  const json j = results::readJsonFile(path, kPurpose);
   try {
     const std::string schema = j.is_object() ? j.value("schema", "") : "";
-    if (schema == "csumtune-results/1") {
-      showResults(j);
-    } else if (schema == "csumtune-bench/1") {
+    if (schema == results::kSchema) {
+      showResults(j, path);
+    } else if (schema == tuner::kBenchSchema) {
       showBench(j);
     } else {
       throw UsageError(

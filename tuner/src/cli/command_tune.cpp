@@ -21,13 +21,13 @@
 #include "measure/placement.hpp"
 #include "report/results_file.hpp"
 #include "report/tune_report.hpp"
-#include "search/drivers.hpp"
-#include "search/finalists.hpp"
+#include "csumtune/results/profiles.hpp"
 #include "search/host_measurer.hpp"
 #include "search/replay_measurer.hpp"
+#include "search/strategy.hpp"
 #include "size_lists.hpp"
 #include "source_file.hpp"
-#include "verify.hpp"
+#include "tune/tune.hpp"
 
 namespace csumtune::cli {
 namespace {
@@ -38,8 +38,8 @@ extern "C" void onInterrupt(int) {
 }
 
 struct TuneOptions {
-  std::string algorithm = "crs2";
-  std::size_t budget = 800;
+  std::string algorithm{tuner::defaultStrategy().name};
+  std::size_t budget = tuner::kDefaultBudget;
   double timeLimit = 100;
   std::string profile;
   std::string sizes;
@@ -79,30 +79,21 @@ tuner::Profile chooseProfile(const TuneOptions& o) {
     for (const auto& w : parseWeightedSizes(o.sizes)) entries.push_back({w.size, w.weight});
     return tuner::customProfile(entries);
   }
-  const std::string name = o.profile.empty() ? "imix" : o.profile;
+  const std::string name = o.profile.empty() ? tuner::profileNames().front() : o.profile;
   if (auto p = tuner::namedProfile(name)) return *p;
   std::string names;
   for (const auto& n : tuner::profileNames()) names += (names.empty() ? "" : ", ") + n;
   throw UsageError(fmt::format("unknown profile '{}' (expected {})", name, names));
 }
 
-std::string runName(const tuner::Profile& profile, const TuneOptions& o) {
-  return profile.name + (o.cache == "cold" ? "-cold" : "") + (o.kernelSafe ? "-kernel" : "");
-}
-
-void writeOutputs(tuner::TuneRun& run, const std::string& dir, bool quiet) {
-  if (run.complete && !gen::traitsOf(run.finalists.front().params.carry).kernelSafe)
-    run.style = "gas";
+void writeOutputs(const tuner::TuneRun& run, const std::string& dir, bool quiet) {
   tuner::writeFileAtomically(dir + "/results.json", tuner::toJson(run).dump(1) + "\n");
   std::vector<std::string> plots;
-  if (run.complete) {
+  if (run.complete()) {
     const auto& winner = run.finalists.front();
     tuner::SourceRequest request;
     request.params = winner.params;
-    // A SIMD winner cannot go into the kernel: it comes out in user-space style.
-    request.style = run.style == "gas" || !gen::traitsOf(winner.params.carry).kernelSafe
-                        ? tuner::SourceStyle::Gas
-                        : tuner::SourceStyle::Kernel;
+    request.style = run.style == "gas" ? tuner::SourceStyle::Gas : tuner::SourceStyle::Kernel;
     request.tunedOn = fmt::format("{} ({}, key {}) on {}", run.cpu.brand, run.cpu.vendor,
                                   run.cpuKey, run.created);
     request.figures = fmt::format("profile {} ({} cache): {:.4f} {}/byte, {}", run.profile.name,
@@ -119,12 +110,7 @@ void writeOutputs(tuner::TuneRun& run, const std::string& dir, bool quiet) {
 // Searches a recorded table instead of the CPU and says how close the search came to the
 // table's optimum, with how many evaluations: the way search algorithms are compared.
 int runReplay(const TuneOptions& o) {
-  std::vector<tuner::Evaluation> table;
-  try {
-    table = tuner::readEvaluations(o.replay);
-  } catch (const tuner::ResultsError& e) {
-    throw UsageError(e.what());
-  }
+  const std::vector<tuner::Evaluation> table = tuner::readEvaluations(o.replay);
   tuner::ReplayMeasurer measurer(table);
   const tuner::Evaluation* optimum = measurer.optimum();
   if (!optimum) throw UsageError(o.replay + " holds no correct evaluation to replay");
@@ -146,10 +132,9 @@ int runReplay(const TuneOptions& o) {
 int runTune(const TuneOptions& o) {
   if (!o.replay.empty()) return runReplay(o);
   const tuner::Profile profile = chooseProfile(o);
-  if (!tuner::isKnownAlgorithm(o.algorithm)) {
-    std::string names;
-    for (const auto& n : tuner::algorithmNames()) names += (names.empty() ? "" : ", ") + n;
-    throw UsageError(fmt::format("unknown algorithm '{}' (expected {})", o.algorithm, names));
+  if (!tuner::findStrategy(o.algorithm)) {
+    throw UsageError(
+        fmt::format("unknown algorithm '{}' (expected {})", o.algorithm, tuner::strategyNames()));
   }
   const int cpu = o.cpu >= 0 ? o.cpu : tuner::defaultBenchCpu();
   if (auto error = tuner::pinToCpu(cpu)) throw UsageError(*error);
@@ -172,18 +157,18 @@ int runTune(const TuneOptions& o) {
   run.budget = o.budget;
   run.timeLimitSeconds = o.timeLimit;
   run.reference = tuner::linuxLikeParams().toString();
-  run.style = o.style;
+  run.measure.seed = o.seed;
   const std::string dir =
-      o.out.empty() ? fmt::format("results/{}/{}", run.cpuKey, runName(profile, o)) : o.out;
+      o.out.empty() ? fmt::format("results/{}/{}", run.cpuKey,
+                                  results::runFolderName(profile.name,
+                                                         run.cache == tuner::CacheState::Cold,
+                                                         o.kernelSafe))
+                    : o.out;
 
-  std::vector<tuner::Evaluation> earlier;
-  if (o.resume) {
-    try {
-      earlier = tuner::readEvaluationsForResume(dir + "/results.json", run);
-    } catch (const tuner::ResultsError& e) {
-      throw UsageError(e.what());
-    }
-  }
+  tuner::TuneSettings settings;
+  settings.finalists = o.finalists;
+  settings.style = o.style;
+  if (o.resume) settings.earlier = tuner::readEvaluationsForResume(dir + "/results.json", run);
   try {
     std::filesystem::create_directories(dir);
   } catch (const std::exception& e) {
@@ -209,76 +194,43 @@ int runTune(const TuneOptions& o) {
   tuner::Workload workload(workloadConfig, longest);
   run.setSizeBytes = workload.setSize();
 
-  tuner::HostMeasurer measurer(profile, *timer, workload, run.measure);
-  const tuner::SearchSpace space(o.kernelSafe);
+  tuner::HostMeasurer measurer(profile, *timer, workload, run.measure, run.final,
+                               [&](const std::string& note) {
+                                 if (!o.quiet) std::cerr << "csumtune: " << note << "\n";
+                               });
   gInterrupted = false;
   auto previous = std::signal(SIGINT, onInterrupt);
-  tuner::Evaluator evaluator(
-      measurer, {o.budget, o.timeLimit, &gInterrupted}, [&](const tuner::Evaluator& ev) {
-        if (!progress) return;
-        const auto* best = ev.best();
-        std::fprintf(stderr, "\rtune: %zu/%zu evaluations, %.0f s, best %s %.4f  ",
-                     ev.uniqueThisRun(), ev.budget(), ev.elapsedSeconds(),
-                     best ? best->params.toString().c_str() : "-", best ? best->score : 0.0);
-      });
-  evaluator.preload(earlier);
-  if (!o.quiet && !earlier.empty()) {
-    std::cerr << fmt::format("csumtune: resuming with {} earlier evaluations\n", earlier.size());
+  settings.interrupted = &gInterrupted;
+  settings.progress = [&](const tuner::Evaluator& ev) {
+    if (!progress) return;
+    const auto* best = ev.best();
+    std::fprintf(stderr, "\rtune: %zu/%zu evaluations, %.0f s, best %s %.4f  ", ev.uniqueThisRun(),
+                 ev.budget(), ev.elapsedSeconds(), best ? best->params.toString().c_str() : "-",
+                 best ? best->score : 0.0);
+  };
+  if (!o.quiet && !settings.earlier.empty()) {
+    std::cerr << fmt::format("csumtune: resuming with {} earlier evaluations\n",
+                             settings.earlier.size());
   }
-  const auto outcome = tuner::runSearch(space, evaluator, run.search);
+  tuner::tune(run, measurer, settings);
   if (progress) std::fprintf(stderr, "\n");
-  run.evaluations = evaluator.evaluations();
-  run.uniqueThisRun = evaluator.uniqueThisRun();
-  run.revisits = evaluator.revisits();
-  run.noiseRetries = measurer.retries();
-  run.elapsedSeconds = evaluator.elapsedSeconds();
-  run.stoppedBecause = outcome.stoppedBecause;
-  run.phases = outcome.phases;
-
-  if (gInterrupted) {
-    writeOutputs(run, dir, o.quiet);
-    std::signal(SIGINT, previous);
-    std::cerr << fmt::format(
-        "csumtune: interrupted after {} evaluations; progress saved to {}/results.json "
-        "(continue with --resume)\n",
-        run.evaluations.size(), dir);
-    return 130;
-  }
-  const auto top = tuner::topEvaluations(run.evaluations, o.finalists);
-  if (top.empty()) {
-    writeOutputs(run, dir, o.quiet);
-    throw CheckFailed("no correct candidate was found; see " + dir + "/results.json");
-  }
-  // The same noise guard as during the search: while the baseline measures clearly slower
-  // than it usually did, the core is shared with something else; measure again and keep
-  // the quietest attempt.
-  const double usual = measurer.usualReference();
-  for (int attempt = 0; attempt < 5; ++attempt) {
-    auto finalists = tuner::remeasureFinalists(top, profile, *timer, workload, run.final);
-    const bool quieter = run.finalists.empty() ||
-                         finalists.front().baselinePerByte < run.finalists.front().baselinePerByte;
-    if (quieter) run.finalists = std::move(finalists);
-    if (usual == 0 ||
-        run.finalists.front().baselinePerByte <= usual * (1 + run.measure.noiseTolerance))
-      break;
-    if (!o.quiet)
-      std::cerr
-          << "csumtune: the baseline measured slow (noisy core); measuring the finalists again\n";
-  }
-  // The winner passes the full correctness plan, not only the quick one every candidate ran.
-  const Kernel winner = Jit::compile(run.finalists.front().params);
-  const tuner::VerifyFixture fixture(o.seed);
-  if (auto verdict = tuner::verifyKernel(winner.fn(), fixture, tuner::fullPlan(o.seed));
-      !verdict.ok()) {
-    writeOutputs(run, dir, o.quiet);
-    throw CheckFailed("the winner failed the full correctness plan: " + *verdict.failure);
-  }
-  run.sweep = tuner::sweepLengths(run.finalists.front().params, *timer, workload, 101);
-  run.complete = true;
-  run.elapsedSeconds = evaluator.elapsedSeconds();
   writeOutputs(run, dir, o.quiet);
   std::signal(SIGINT, previous);
 
+  switch (run.end) {
+    case tuner::TuneEnd::Interrupted:
+      std::cerr << fmt::format(
+          "csumtune: interrupted after {} evaluations; progress saved to {}/results.json "
+          "(continue with --resume)\n",
+          run.evaluations.size(), dir);
+      return 130;
+    case tuner::TuneEnd::NoCorrectCandidate:
+      throw CheckFailed(run.failure + "; see " + dir + "/results.json");
+    case tuner::TuneEnd::WinnerFailedFullPlan:
+      throw CheckFailed(run.failure);
+    case tuner::TuneEnd::Complete:
+      break;
+  }
   const auto& w = run.finalists.front();
   fmt::print("winner   {}\n", w.params.toString());
   fmt::print("profile  {} ({} cache{}): {:.4f} {}/byte vs linux-like {:.4f}\n", profile.name,
@@ -300,16 +252,27 @@ void addTuneCommand(CLI::App& app, int& exitCode) {
   auto o = std::make_shared<TuneOptions>();
   auto* cmd = app.add_subcommand(
       "tune", "Search for the fastest correct kernel for a workload on this CPU");
-  cmd->add_option("--algorithm", o->algorithm,
-                  "crs2, direct-l, sbplx, mlsl (nlopt), random, exhaustive")
-      ->capture_default_str();
+  std::string algorithms = "Search strategy:";
+  for (const auto& s : tuner::searchStrategies())
+    algorithms += fmt::format("\n  {:<11} {}", s.name, s.help);
+  cmd->add_option("--algorithm", o->algorithm, algorithms)->capture_default_str();
+  cmd->add_flag_callback(
+      "--list-algorithms",
+      [] {
+        for (const auto& s : tuner::searchStrategies()) fmt::print("{}\n", s.name);
+        throw CLI::Success();
+      },
+      "Print the search strategies' names, one a line, and exit");
   cmd->add_option("--budget", o->budget, "Unique kernels to measure (revisits are free)")
       ->check(CLI::Range(1, 1000000))
       ->capture_default_str();
   cmd->add_option("--time", o->timeLimit, "Stop the search after S seconds (0 = no limit)")
       ->check(CLI::Range(0.0, 1e7))
       ->capture_default_str();
-  cmd->add_option("--profile", o->profile, "imix (default), mtu, jumbo, bulk, seed");
+  std::string profiles = "Workload profile:";
+  for (const auto& p : results::namedProfiles())
+    profiles += fmt::format("\n  {:<6} {}", p.name, p.description);
+  cmd->add_option("--profile", o->profile, profiles + "\n(default " + tuner::profileNames().front() + ")");
   cmd->add_option("--sizes", o->sizes, "Custom profile: LEN[:WEIGHT],... e.g. 40:7,1500:1");
   cmd->add_option("--cache", o->cache, "hot or cold")
       ->check(CLI::IsMember({"hot", "cold"}))

@@ -13,7 +13,7 @@
 #include "commands.hpp"
 #include "csumtune/cpu.hpp"
 #include "csumtune/jit.hpp"
-#include "verify.hpp"
+#include "verify/verify.hpp"
 
 namespace csumtune::cli {
 namespace {

@@ -9,12 +9,11 @@
 #include <string>
 #include <vector>
 
+#include "csumtune/kernel_fn.hpp"
 #include "measure/timer.hpp"
 #include "measure/workload.hpp"
 
 namespace csumtune::tuner {
-
-using KernelFn = std::uint32_t (*)(const void* buf, int len, std::uint32_t sum);
 
 struct TimedKernel {
   std::string name;    // "linux-like", "plain-c", or the canonical params

@@ -118,7 +118,7 @@ std::string formatJson(const BenchReport& r) {
   nlohmann::json features = nlohmann::json::object();
   for (const auto& f : s.cpu.features) features[f.name] = f.present;
   nlohmann::json j = {
-      {"schema", "csumtune-bench/1"},
+      {"schema", kBenchSchema},
       {"generator_version", gen::kGeneratorVersion},
       {"unit", s.unit},
       {"timer", {{"source", s.timerSource}, {"overhead", s.timerOverhead}}},

@@ -12,6 +12,8 @@
 
 namespace csumtune::tuner {
 
+inline constexpr const char* kBenchSchema = "csumtune-bench/1";
+
 struct BenchSetup {
   std::string unit;  // "cycles" or "tsc-ticks"
   std::string timerSource;

@@ -1,11 +1,11 @@
 #include "report/results_file.hpp"
 
-#include <fstream>
-#include <sstream>
+#include <cmath>
 
 #include <fmt/format.h>
 
-#include "csumtune/gen/kernel_program.hpp"
+#include "csumtune/gen/version.hpp"
+#include "csumtune/results/document.hpp"
 
 namespace csumtune::tuner {
 namespace {
@@ -50,13 +50,18 @@ json finalistJson(const FinalistResult& f) {
           {"speedup", ratioJson(f.speedup)},  {"sizes", sizes}};
 }
 
-json cpuJson(const CpuIdentity& cpu, const std::string& key) {
-  json features = json::object();
-  for (const auto& f : cpu.features) features[f.name] = f.present;
-  return {{"vendor", cpu.vendor},     {"brand", cpu.brand},
-          {"family", cpu.family},     {"model", cpu.model},
-          {"stepping", cpu.stepping}, {"microcode", cpu.microcode ? json(*cpu.microcode) : json()},
-          {"features", features},     {"key", key}};
+results::RunHeader headerOf(const TuneRun& run) {
+  results::RunHeader h;
+  h.cpuKey = run.cpuKey;
+  h.cpuBrand = run.cpu.brand;
+  for (const auto& f : run.cpu.features) h.cpuFeatures[f.name] = f.present;
+  h.profile = run.profile.name;
+  h.sizes = run.profile.entries;
+  h.cache = toString(run.cache);
+  h.kernelSafe = run.kernelSafe;
+  h.complete = run.complete();
+  if (!run.finalists.empty()) h.winnerParams = run.finalists.front().params.toString();
+  return h;
 }
 
 }  // namespace
@@ -77,9 +82,6 @@ std::string verdict(const FinalistResult& w, const std::string& baseline) {
 }
 
 json toJson(const TuneRun& run) {
-  json sizes = json::array();
-  for (const auto& e : run.profile.entries)
-    sizes.push_back({{"size", e.size}, {"weight", e.weight}});
   json evaluations = json::array();
   std::size_t ok = 0, wrong = 0, refused = 0;
   for (const Evaluation& e : run.evaluations) {
@@ -95,18 +97,18 @@ json toJson(const TuneRun& run) {
                      {"baseline_per_byte", p.baselinePerByte}});
   }
   json j = {
-      {"schema", kResultsSchema},
       {"generator_version", gen::kGeneratorVersion},
       {"created", run.created},
       {"host", run.host},
-      {"complete", run.complete},
-      {"cpu", cpuJson(run.cpu, run.cpuKey)},
+      {"cpu",
+       {{"vendor", run.cpu.vendor},
+        {"family", run.cpu.family},
+        {"model", run.cpu.model},
+        {"stepping", run.cpu.stepping},
+        {"microcode", run.cpu.microcode ? json(*run.cpu.microcode) : json()}}},
       {"pinned_cpu", run.pinnedCpu},
       {"workload",
-       {{"profile", run.profile.name},
-        {"description", run.profile.description},
-        {"sizes", sizes},
-        {"cache", toString(run.cache)},
+       {{"description", run.profile.description},
         {"set_size_bytes", run.setSizeBytes},
         {"score",
          "sum(weight * median time per call) / sum(weight * length), in timer units per byte; "
@@ -117,7 +119,6 @@ json toJson(const TuneRun& run) {
         {"budget", run.budget},
         {"time_limit_seconds", run.timeLimitSeconds},
         {"stall", run.search.stall},
-        {"kernel_safe", run.kernelSafe},
         {"unique_evaluations", run.uniqueThisRun},
         {"revisits", run.revisits},
         {"noise_retries", run.noiseRetries},
@@ -141,52 +142,30 @@ json toJson(const TuneRun& run) {
       {"finalists", finalists},
       {"sweep", sweep},
   };
+  results::writeHeader(j, headerOf(run));
   if (!run.finalists.empty()) {
     const FinalistResult& w = run.finalists.front();
-    j["winner"] = {{"params", w.params.toString()},
-                   {"score_per_byte", w.scorePerByte},
-                   {"baseline", run.reference},
-                   {"baseline_per_byte", w.baselinePerByte},
-                   {"speedup", ratioJson(w.speedup)},
-                   {"verdict", verdict(w, "linux-like")},
-                   {"source", fmt::format("winner.S ({} style)", run.style)}};
-  } else {
-    j["winner"] = nullptr;
+    j["winner"].update({{"score_per_byte", w.scorePerByte},
+                        {"baseline", run.reference},
+                        {"baseline_per_byte", w.baselinePerByte},
+                        {"speedup", ratioJson(w.speedup)},
+                        {"verdict", verdict(w, "linux-like")},
+                        {"source", fmt::format("winner.S ({} style)", run.style)}});
   }
   return j;
 }
 
 namespace {
 
-json readResultsJson(const std::string& path, const char* purpose) {
-  std::ifstream in(path);
-  if (!in)
-    throw ResultsError(fmt::format("cannot {}: {} does not exist or is unreadable", purpose, path));
-  json j;
-  try {
-    j = json::parse(in);
-  } catch (const json::exception& e) {
-    throw ResultsError(
-        fmt::format("cannot {}: {} is not valid JSON ({})", purpose, path, e.what()));
-  }
-  if (!j.is_object() || j.value("schema", "") != kResultsSchema) {
-    throw ResultsError(
-        fmt::format("cannot {}: {} is not a {} file", purpose, path, kResultsSchema));
-  }
-  return j;
-}
-
 std::vector<Evaluation> evaluationsFromJson(const json& j, const std::string& path,
-                                            const char* purpose) {
+                                            std::string_view purpose) {
   try {
     std::vector<Evaluation> out;
     for (const auto& e : j.at("evaluations")) {
       Evaluation ev;
       ev.params = gen::parseParams(e.at("params").get<std::string>());
       const auto status = evalStatusFromString(e.at("status").get<std::string>());
-      if (!status)
-        throw ResultsError(
-            fmt::format("cannot {}: unknown evaluation status in {}", purpose, path));
+      if (!status) results::fail(path, purpose, "has an evaluation of unknown status");
       ev.status = *status;
       ev.message = e.value("message", "");
       if (!e.at("score").is_null()) ev.score = e.at("score").get<double>();
@@ -198,62 +177,47 @@ std::vector<Evaluation> evaluationsFromJson(const json& j, const std::string& pa
     }
     return out;
   } catch (const json::exception& e) {
-    throw ResultsError(
-        fmt::format("cannot {}: {} is missing fields ({})", purpose, path, e.what()));
+    results::fail(path, purpose, std::string("is missing fields (") + e.what() + ")");
   } catch (const gen::ParamsError& e) {
-    throw ResultsError(fmt::format("cannot {}: {} holds bad params ({})", purpose, path, e.what()));
+    results::fail(path, purpose, std::string("holds bad params (") + e.what() + ")");
   }
 }
 
 }  // namespace
 
 gen::Params readWinnerParams(const std::string& path) {
-  const json j = readResultsJson(path, "read the winner");
+  constexpr std::string_view purpose = "read the winner";
+  const auto header = results::readHeader(results::readDocument(path, purpose), path, purpose);
+  if (!header.winnerParams) results::fail(path, purpose, "has none (the run did not finish)");
   try {
-    if (!j.contains("winner") || j.at("winner").is_null()) {
-      throw ResultsError("cannot read the winner: " + path + " has none (the run did not finish)");
-    }
-    return gen::parseParams(j.at("winner").at("params").get<std::string>());
-  } catch (const json::exception& e) {
-    throw ResultsError(
-        fmt::format("cannot read the winner: {} is missing fields ({})", path, e.what()));
+    return gen::parseParams(*header.winnerParams);
   } catch (const gen::ParamsError& e) {
-    throw ResultsError(
-        fmt::format("cannot read the winner: {} holds bad params ({})", path, e.what()));
+    results::fail(path, purpose, std::string("holds bad params (") + e.what() + ")");
   }
 }
 
 std::vector<Evaluation> readEvaluations(const std::string& path) {
-  return evaluationsFromJson(readResultsJson(path, "replay"), path, "replay");
+  return evaluationsFromJson(results::readDocument(path, "replay"), path, "replay");
 }
 
 std::vector<Evaluation> readEvaluationsForResume(const std::string& path, const TuneRun& current) {
-  const json j = readResultsJson(path, "--resume");
-  try {
-    const std::string key = j.at("cpu").at("key").get<std::string>();
-    if (key != current.cpuKey) {
-      throw ResultsError(fmt::format("cannot --resume: {} was tuned on CPU {}, this is {}", path,
-                                     key, current.cpuKey));
-    }
-    const auto& w = j.at("workload");
-    std::vector<ProfileEntry> entries;
-    for (const auto& e : w.at("sizes"))
-      entries.push_back({e.at("size").get<int>(), e.at("weight").get<double>()});
-    const std::string spec = customProfile(entries).spec();
-    if (spec != current.profile.spec() ||
-        w.at("cache").get<std::string>() != toString(current.cache)) {
-      throw ResultsError(fmt::format(
-          "cannot --resume: {} tuned for {} ({}), this run is for {} ({})", path, spec,
-          w.at("cache").get<std::string>(), current.profile.spec(), toString(current.cache)));
-    }
-    if (j.at("search").at("kernel_safe").get<bool>() != current.kernelSafe) {
-      throw ResultsError("cannot --resume: " + path +
-                         " searched a different space (--kernel-safe differs)");
-    }
-  } catch (const json::exception& e) {
-    throw ResultsError(fmt::format("cannot --resume: {} is missing fields ({})", path, e.what()));
+  constexpr std::string_view purpose = "--resume";
+  const json j = results::readDocument(path, purpose);
+  const auto header = results::readHeader(j, path, purpose);
+  if (header.cpuKey != current.cpuKey) {
+    results::fail(path, purpose,
+                  fmt::format("was tuned on CPU {}, this is {}", header.cpuKey, current.cpuKey));
   }
-  return evaluationsFromJson(j, path, "--resume");
+  const std::string spec = results::profileSpec(header.sizes);
+  if (spec != current.profile.spec() || header.cache != toString(current.cache)) {
+    results::fail(path, purpose,
+                  fmt::format("tuned for {} ({}), this run is for {} ({})", spec, header.cache,
+                              current.profile.spec(), toString(current.cache)));
+  }
+  if (header.kernelSafe != current.kernelSafe) {
+    results::fail(path, purpose, "searched a different space (--kernel-safe differs)");
+  }
+  return evaluationsFromJson(j, path, purpose);
 }
 
 }  // namespace csumtune::tuner

@@ -1,74 +1,31 @@
-// results.json: everything a tuning run knows, in a versioned schema (csumtune-results/1):
-// what was tuned on (CPU fingerprint and key, host), for what (profile, cache), how (search
-// and measuring settings, timer), every evaluation with its status and figures, the
-// finalists re-measured against the baseline, and the winner. `--resume` reads it back.
+// results.json as the tuner writes and reads it: the shared fields (CPU, workload, space,
+// winner) through the one owner of the schema (csumtune/results/document.hpp, also used by
+// Jit::load and best()), plus what only the tuner needs: every evaluation with its status
+// and figures, the search and measuring settings, the finalists, the sweep.
+//
+// Readers throw csumtune::Error (BadResults) with "cannot <purpose>: <path> <why>".
 #pragma once
 
-#include <optional>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
-#include "csumtune/cpu.hpp"
-#include "measure/workload.hpp"
-#include "search/drivers.hpp"
-#include "search/evaluator.hpp"
-#include "search/finalists.hpp"
-#include "search/host_measurer.hpp"
-#include "search/profile.hpp"
+#include "tune/tune_run.hpp"
 
 namespace csumtune::tuner {
 
-inline constexpr const char* kResultsSchema = "csumtune-results/1";
-
-struct TuneRun {
-  std::string created;  // UTC, ISO 8601
-  std::string host;
-  CpuIdentity cpu;
-  std::string cpuKey;
-  int pinnedCpu = -1;
-  Profile profile;
-  CacheState cache = CacheState::Hot;
-  std::size_t setSizeBytes = 0;
-  bool kernelSafe = false;
-  SearchSettings search;
-  std::size_t budget = 0;
-  double timeLimitSeconds = 0;
-  std::string timerUnit, timerSource;
-  double timerOverhead = 0;
-  std::string reference;  // canonical params of the reference/baseline kernel
-  HostMeasureSettings measure;
-  FinalSettings final;
-  std::vector<Evaluation> evaluations;
-  std::size_t uniqueThisRun = 0, revisits = 0;
-  std::size_t noiseRetries = 0;  // candidates measured again by the noise guard
-  double elapsedSeconds = 0;
-  std::string stoppedBecause;
-  std::vector<std::string> phases;
-  std::vector<FinalistResult> finalists;  // best first; empty when interrupted
-  std::vector<SweepPoint> sweep;
-  std::string style = "kernel";  // of winner.S
-  bool complete = false;
-};
-
-class ResultsError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
 nlohmann::json toJson(const TuneRun& run);
 
-// The evaluations recorded in a results file of this schema (any CPU, any workload): what
-// `tune --replay` searches again without measuring. Throws ResultsError.
+// The evaluations recorded in a results file (any CPU, any workload): what `tune --replay`
+// searches again without measuring.
 std::vector<Evaluation> readEvaluations(const std::string& path);
 
 // The winner's params of a results file (any CPU): what `csumtune kmod --results` builds.
 gen::Params readWinnerParams(const std::string& path);
 
-// The evaluations of an earlier run in `path`, after checking that it is a results file of
-// this schema, for the same CPU, profile, cache state and space. Throws ResultsError.
+// The evaluations of an earlier run in `path`, after checking that it is a results file for
+// the same CPU, profile, cache state and space as `current`.
 std::vector<Evaluation> readEvaluationsForResume(const std::string& path, const TuneRun& current);
 
 // One-line verdict on the winner: "1.83x faster than linux-like (95% CI 1.80-1.85)" or

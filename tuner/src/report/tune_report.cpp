@@ -1,5 +1,7 @@
 #include "report/tune_report.hpp"
 
+#include "report/results_file.hpp"
+
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>

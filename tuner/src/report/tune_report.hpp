@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "report/results_file.hpp"
+#include "tune/tune_run.hpp"
 
 namespace csumtune::tuner {
 

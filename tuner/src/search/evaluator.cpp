@@ -59,10 +59,6 @@ double Evaluator::elapsedSeconds() const {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
 }
 
-bool Evaluator::known(const gen::Params& params) const {
-  return byKey_.count(codeKey(params)) > 0;
-}
-
 void Evaluator::checkGlobalStops() const {
   if (rules_.interrupted && rules_.interrupted->load())
     throw SearchStopped(SearchStopped::Why::Interrupted);
@@ -111,9 +107,9 @@ double Evaluator::operator()(const gen::Params& params) {
   if (phaseStall_ && sinceImprovement_ >= phaseStall_)
     throw SearchStopped(SearchStopped::Why::PhaseStall);
 
-  Evaluation e = measurer_.measure(canonicalCode(params));
+  Evaluation e = measurer_.measure(params.canonical());
   e.index = evaluations_.size();
-  e.params = canonicalCode(params);
+  e.params = params.canonical();
   byKey_[key] = evaluations_.size();
   evaluations_.push_back(e);
   ++uniqueThisRun_;
@@ -127,14 +123,6 @@ double Evaluator::operator()(const gen::Params& params) {
   }
   if (progress_) progress_(*this);
   return e.score;
-}
-
-const Evaluation* Evaluator::best() const {
-  const Evaluation* best = nullptr;
-  for (const Evaluation& e : evaluations_) {
-    if (e.status == EvalStatus::Ok && (!best || e.score < best->score)) best = &e;
-  }
-  return best;
 }
 
 }  // namespace csumtune::tuner

@@ -56,11 +56,25 @@ struct SearchStopped : std::runtime_error {
 };
 const char* toString(SearchStopped::Why why);
 
+// Unique kernels measured by default: chosen by replaying the default strategy against an
+// exhaustive kernel-safe run (within 1 % of the optimum in 10 of 10 seeds at 800).
+inline constexpr std::size_t kDefaultBudget = 800;
+
 struct StopRules {
-  std::size_t budget = 300;     // unique evaluations, whole search
+  std::size_t budget = kDefaultBudget;  // unique evaluations, whole search
   double timeLimitSeconds = 0;  // 0 = none
   const std::atomic<bool>* interrupted = nullptr;
 };
+
+// The correct evaluation with the lowest score (nullptr when none is correct).
+template <typename Evaluations>
+const Evaluation* bestOf(const Evaluations& evaluations) {
+  const Evaluation* best = nullptr;
+  for (const Evaluation& e : evaluations) {
+    if (e.status == EvalStatus::Ok && (!best || e.score < best->score)) best = &e;
+  }
+  return best;
+}
 
 class Evaluator {
  public:
@@ -79,12 +93,11 @@ class Evaluator {
   void preload(const std::vector<Evaluation>& earlier);
 
   const std::vector<Evaluation>& evaluations() const { return evaluations_; }
-  const Evaluation* best() const;
+  const Evaluation* best() const { return bestOf(evaluations_); }
   std::size_t uniqueThisRun() const { return uniqueThisRun_; }
   std::size_t revisits() const { return revisits_; }
   std::size_t budget() const { return rules_.budget; }
   double elapsedSeconds() const;
-  bool known(const gen::Params& params) const;
 
  private:
   void checkGlobalStops() const;

@@ -1,24 +1,27 @@
 #include "search/host_measurer.hpp"
 
-#include <algorithm>
 #include <chrono>
 
 #include <fmt/format.h>
 
-#include "csumtune/cpu.hpp"
 #include "measure/baselines.hpp"
 #include "measure/stats.hpp"
+#include "search/finalists.hpp"
 
 namespace csumtune::tuner {
 
 HostMeasurer::HostMeasurer(const Profile& profile, Timer& timer, Workload& workload,
-                           HostMeasureSettings settings)
+                           HostMeasureSettings settings, FinalSettings final,
+                           std::function<void(const std::string&)> note)
     : profile_(profile),
       timer_(timer),
       workload_(workload),
       settings_(settings),
+      final_(final),
+      note_(std::move(note)),
       reference_(Jit::compile(linuxLikeParams())),
-      fixture_(settings.seed) {}
+      fixture_(settings.seed),
+      guard_(settings.noiseTolerance, settings.maxRetries) {}
 
 Evaluation HostMeasurer::measure(const gen::Params& params) {
   const auto start = std::chrono::steady_clock::now();
@@ -28,13 +31,9 @@ Evaluation HostMeasurer::measure(const gen::Params& params) {
     e.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return e;
   };
-  if (auto missing = missingFeatures(params); !missing.empty()) {
-    e.status = EvalStatus::Refused;
-    e.message = std::string("CPU lacks ") + std::string(gen::toString(missing.front()));
-    return finish();
-  }
   std::optional<Kernel> kernel;
   try {
+    // Jit::compile refuses a kernel this CPU lacks a feature for (never runs it).
     kernel.emplace(Jit::compile(params));
   } catch (const Error& error) {
     e.status = EvalStatus::Refused;
@@ -50,15 +49,10 @@ Evaluation HostMeasurer::measure(const gen::Params& params) {
     return finish();
   }
   for (int attempt = 0;; ++attempt) {
-    const double reference = timeOnce(kernel->fn(), e);
-    const double usual = usualReference();
-    referenceHistory_.push_back(reference);
-    if (usual == 0 || reference <= usual * (1 + settings_.noiseTolerance) ||
-        attempt >= settings_.maxRetries) {
+    if (!guard_.shouldRepeat(timeOnce(kernel->fn(), e), attempt)) {
       if (attempt > 0) e.message = fmt::format("measured {} times (noise guard)", attempt + 1);
       break;
     }
-    ++retries_;
   }
   return finish();
 }
@@ -84,15 +78,30 @@ double HostMeasurer::timeOnce(KernelFn candidate, Evaluation& e) {
   return e.referencePerByte;
 }
 
-double HostMeasurer::usualReference() const {
-  // The 20th percentile of the last 200 reference figures: what the reference measures when
-  // the core is quiet. Until there are a few, there is no judgement.
-  if (referenceHistory_.size() < 5) return 0;
-  const std::size_t n = std::min<std::size_t>(referenceHistory_.size(), 200);
-  std::vector<double> recent(referenceHistory_.end() - static_cast<std::ptrdiff_t>(n),
-                             referenceHistory_.end());
-  std::sort(recent.begin(), recent.end());
-  return quantileSorted(recent, 0.2);
+std::vector<FinalistResult> HostMeasurer::remeasureFinalists(
+    const std::vector<Evaluation>& finalists) {
+  // While the baseline measures clearly slower than it usually did during the search, the
+  // core is shared with something else: measure again and keep the quietest attempt.
+  std::vector<FinalistResult> kept;
+  for (int attempt = 0; attempt <= guard_.maxRetries(); ++attempt) {
+    auto results = tuner::remeasureFinalists(finalists, profile_, timer_, workload_, final_);
+    if (kept.empty() || results.front().baselinePerByte < kept.front().baselinePerByte) {
+      kept = std::move(results);
+    }
+    if (!guard_.disturbed(kept.front().baselinePerByte)) break;
+    guard_.countRetry();
+    if (note_) note_("the baseline measured slow (noisy core); measuring the finalists again");
+  }
+  return kept;
+}
+
+std::optional<std::string> HostMeasurer::failsFullPlan(const gen::Params& winner) {
+  const Kernel kernel = Jit::compile(winner);
+  return verifyKernel(kernel.fn(), fixture_, fullPlan(settings_.seed)).failure;
+}
+
+std::vector<SweepPoint> HostMeasurer::sweep(const gen::Params& winner) {
+  return sweepLengths(winner, timer_, workload_, 101);
 }
 
 }  // namespace csumtune::tuner

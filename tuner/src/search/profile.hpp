@@ -5,19 +5,19 @@
 //     score = sum_i w_i * t_i  /  sum_i w_i * len_i        (timer units per byte)
 //
 // where t_i is the kernel's median time per call at length len_i and w_i is how many buffers
-// of that length the workload checksums. Lower is better.
+// of that length the workload checksums. Lower is better. The named profiles are defined
+// once, in the results catalogue (csumtune/results/profiles.hpp), which best() also reads.
 #pragma once
 
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "csumtune/results/profiles.hpp"
+
 namespace csumtune::tuner {
 
-struct ProfileEntry {
-  int size;
-  double weight;
-};
+using results::ProfileEntry;
 
 struct Profile {
   std::string name;  // "imix", ..., or "custom"
@@ -29,10 +29,8 @@ struct Profile {
   std::string spec() const;  // "40:7,576:4,1500:1"
 };
 
-// imix (40 B:7, 576 B:4, 1500 B:1), mtu (1500), jumbo (9000), bulk (65536),
-// seed (1500, 9000, 65536 with about equal bytes at each: 44, 7, 1 buffers).
 std::optional<Profile> namedProfile(const std::string& name);
-std::vector<std::string> profileNames();
+std::vector<std::string> profileNames();  // in the catalogue's order, the default first
 Profile customProfile(const std::vector<ProfileEntry>& entries);
 
 }  // namespace csumtune::tuner

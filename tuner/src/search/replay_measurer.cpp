@@ -1,5 +1,8 @@
 #include "search/replay_measurer.hpp"
 
+#include <algorithm>
+#include <ranges>
+
 #include "search/space.hpp"
 
 namespace csumtune::tuner {
@@ -21,12 +24,19 @@ Evaluation ReplayMeasurer::measure(const gen::Params& params) {
   return e;
 }
 
-const Evaluation* ReplayMeasurer::optimum() const {
-  const Evaluation* best = nullptr;
-  for (const auto& [key, e] : table_) {
-    if (e.status == EvalStatus::Ok && (!best || e.score < best->score)) best = &e;
+std::vector<FinalistResult> ReplayMeasurer::remeasureFinalists(
+    const std::vector<Evaluation>& finalists) {
+  std::vector<FinalistResult> out;
+  for (const Evaluation& e : finalists) {
+    const double speedup = 1 / e.score;
+    out.push_back({e.params, e.score, e.scorePerByte, e.referencePerByte,
+                   RatioEstimate{speedup, speedup, speedup, 1.0}, {}});
   }
-  return best;
+  return out;  // in the order given: topEvaluations() ranks by the recorded score
+}
+
+const Evaluation* ReplayMeasurer::optimum() const {
+  return bestOf(table_ | std::views::values);
 }
 
 std::size_t ReplayMeasurer::rankOf(double score) const {

@@ -1,20 +1,28 @@
 // A measurer that answers from a recorded table (an exhaustive run's results.json) instead
-// of the CPU: search algorithms can be compared on the same ground truth, many seeds each,
-// in seconds and without measurement noise between them.
+// of the CPU: search strategies can be compared on the same ground truth, many seeds each,
+// in seconds and without measurement noise between them, and whole tunes can be tested.
 #pragma once
 
 #include <map>
 #include <string>
 #include <vector>
 
-#include "search/evaluator.hpp"
+#include "tune/tune_measurer.hpp"
 
 namespace csumtune::tuner {
 
-class ReplayMeasurer : public CandidateMeasurer {
+class ReplayMeasurer : public TuneMeasurer {
  public:
   explicit ReplayMeasurer(const std::vector<Evaluation>& table);
   Evaluation measure(const gen::Params& params) override;
+  // The recorded figures again (a recorded table has no noise): the speedup is the
+  // reciprocal of the recorded score, exact.
+  std::vector<FinalistResult> remeasureFinalists(const std::vector<Evaluation>& finalists) override;
+  // Recorded kernels were verified when they were recorded.
+  std::optional<std::string> failsFullPlan(const gen::Params&) override { return std::nullopt; }
+  std::vector<SweepPoint> sweep(const gen::Params&) override { return {}; }
+  std::size_t noiseRetries() const override { return 0; }
+
   // The best correct entry of the table (the ground-truth optimum).
   const Evaluation* optimum() const;
   // 1-based rank of a score among the table's correct entries.

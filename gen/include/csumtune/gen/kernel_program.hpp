@@ -15,10 +15,9 @@
 #include <asmjit/x86.h>
 
 #include "csumtune/gen/params.hpp"
+#include "csumtune/gen/version.hpp"
 
 namespace csumtune::gen {
-
-inline constexpr const char* kGeneratorVersion = "0.1.0";
 
 // An asmjit failure while generating or encoding: a generator bug, never a user error.
 class CodegenError : public std::runtime_error {

@@ -15,37 +15,45 @@
 
 namespace csumtune::gen {
 
-// How carries out of the 64-bit (or vector-lane) additions are kept.
-enum class Carry : std::uint8_t { Adc, Adcx, Add32, Cmov, Avx2, Avx512, Avx512Vnni };
+// How carries out of the 64-bit (or vector-lane) additions are kept: one value per line of
+// the family registry (carry_families.def), in its order.
+enum class Carry : std::uint8_t {
+#define CSUMTUNE_CARRY_FAMILY(name, function) name,
+#include "csumtune/gen/carry_families.def"
+#undef CSUMTUNE_CARRY_FAMILY
+};
 
 // Which prefetch instruction the main loop issues.
 enum class Hint : std::uint8_t { T0, T1, T2, Nta };
+inline constexpr int kHintCount = 4;
 
 // CPU features a kernel may need; the runtime checks them against the host before it
 // runs anything.
-enum class CpuFeature : std::uint8_t { Adx, Avx2, Avx512F, Avx512BW, Avx512Vnni };
+enum class CpuFeature : std::uint8_t { Adx, Avx2, Avx512F, Avx512Vnni };
 
 std::string_view toString(Carry carry);
 std::string_view toString(Hint hint);
 std::string_view toString(CpuFeature feature);
 
-// Everything the rest of the program needs to know about one carry family, kept in one
-// table so that a new family (the SIMD ones) is one more row, not edits scattered around.
+// What the rest of the program needs to know about one carry family. Each family declares
+// its traits in its own file (gen/src/families/); the registry lists them.
 struct CarryTraits {
   Carry carry;
   std::string_view name;
   std::string_view summary;
   int unitBytes;         // bytes loaded per unroll step: 8 for GPR families, a vector for SIMD
-  bool kernelSafe;       // general-purpose registers only: may run inside the Linux kernel
   bool needsEvenChains;  // chains come in CF/OF pairs
   std::span<const CpuFeature> features;  // CPU features it needs
 
   // A SIMD family: its chains live in vector registers.
   constexpr bool isVector() const { return unitBytes > 8; }
+  // General-purpose registers only: may run inside the Linux kernel (no kernel_fpu_begin).
+  constexpr bool kernelSafe() const { return !isVector(); }
 };
 
+// Every registered family, in registry order; traitsOf indexes it.
 const CarryTraits& traitsOf(Carry carry);
-std::span<const CarryTraits> allCarryTraits();
+std::span<const CarryTraits* const> allCarryTraits();
 
 struct ParamLimits {
   static constexpr int kMinChains = 1;
@@ -68,6 +76,11 @@ struct Params {
 
   std::string toString() const;  // canonical: every key, fixed order
   bool operator==(const Params&) const = default;
+
+  // The same kernel with equal parameters made equal: without prefetch the hint emits
+  // nothing, so it is set to t0. Two Params give the same code exactly when their
+  // canonical() forms are equal.
+  Params canonical() const;
 };
 
 // Thrown for text that is not a well-formed parameter string, and for a parameter set
@@ -94,7 +107,7 @@ std::vector<CpuFeature> requiredFeatures(const Params& params);
 
 struct SpaceFilter {
   bool kernelSafeOnly = false;
-  bool distinctCodeOnly = false;  // with prefetch=0, list one hint instead of four
+  bool distinctCodeOnly = false;  // only canonical() Params: one per distinct kernel
 };
 
 // Every valid Params the generator can emit, in a stable order.

@@ -1,4 +1,4 @@
-#include "guarded_buffer.hpp"
+#include "verify/guarded_buffer.hpp"
 
 #include <sys/mman.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-#include "verify.hpp"
+#include "verify/verify.hpp"
 
 #include <algorithm>
 #include <climits>
@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "fault_trap.hpp"
+#include "verify/fault_trap.hpp"
 
 namespace csumtune::tuner {
 namespace {

@@ -1,4 +1,4 @@
-#include "fault_trap.hpp"
+#include "verify/fault_trap.hpp"
 
 #include <csetjmp>
 #include <csignal>

@@ -9,12 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "guarded_buffer.hpp"
-#include "reference.hpp"
+#include "csumtune/kernel_fn.hpp"
+#include "verify/guarded_buffer.hpp"
+#include "verify/reference.hpp"
 
 namespace csumtune::tuner {
-
-using KernelFn = std::uint32_t (*)(const void* buf, int len, std::uint32_t sum);
 
 enum class DataPattern : std::uint8_t { Random, AllOnes, AllZeros };
 const char* toString(DataPattern pattern);

@@ -1,4 +1,4 @@
-#include "reference.hpp"
+#include "verify/reference.hpp"
 
 namespace csumtune::tuner {
 

@@ -1,43 +1,17 @@
-#include "search/drivers.hpp"
-
+// The nlopt strategies (DIRECT-L, CRS2-LM, Subplex, MLSL-LDS with Subplex as its local
+// method) on the rounded lattice: one run per carry family with that family's share of the
+// remaining budget and a stall limit. nlopt has no integers, so rounded points repeat often;
+// the Evaluator answers repeats from its memo and stops the run with nlopt::forced_stop.
 #include <algorithm>
 #include <cmath>
-#include <random>
 
 #include <fmt/format.h>
 #include <nlopt.hpp>
 
+#include "search/strategies/runners.hpp"
+
 namespace csumtune::tuner {
 namespace {
-
-struct NloptAlgorithm {
-  const char* name;
-  nlopt::algorithm algorithm;
-  bool global;
-};
-
-constexpr NloptAlgorithm kNlopt[] = {
-    {"direct-l", nlopt::GN_DIRECT_L, true},
-    {"crs2", nlopt::GN_CRS2_LM, true},
-    {"sbplx", nlopt::LN_SBPLX, false},
-    {"mlsl", nlopt::G_MLSL_LDS, true},
-};
-
-const NloptAlgorithm* findNlopt(const std::string& name) {
-  for (const auto& a : kNlopt) {
-    if (name == a.name) return &a;
-  }
-  return nullptr;
-}
-
-SearchOutcome runList(const std::vector<gen::Params>& order, Evaluator& evaluator) {
-  try {
-    for (const gen::Params& p : order) evaluator(p);
-  } catch (const SearchStopped& stop) {
-    return {stop.what(), {}};
-  }
-  return {toString(SearchStopped::Why::Exhausted), {}};
-}
 
 struct FamilyContext {
   const SearchSpace* space;
@@ -46,11 +20,10 @@ struct FamilyContext {
   std::optional<SearchStopped> stop;  // why the objective asked nlopt to stop
 };
 
-double objective(unsigned n, const double* x, double* gradient, void* data) {
-  (void)gradient;
+double objective(unsigned n, const double* x, double* /*gradient*/, void* data) {
   auto* ctx = static_cast<FamilyContext*>(data);
   Point point{};
-  std::copy(x, x + std::min<unsigned>(n, 4), point.begin());
+  std::copy(x, x + std::min<unsigned>(n, kDimensions), point.begin());
   try {
     const double score = (*ctx->evaluator)(ctx->space->project(ctx->carry, point));
     // nlopt needs finite values: a wrong kernel is just very bad.
@@ -61,12 +34,15 @@ double objective(unsigned n, const double* x, double* gradient, void* data) {
   }
 }
 
-SearchOutcome runNlopt(const NloptAlgorithm& algo, const SearchSpace& space, Evaluator& evaluator,
+SearchOutcome runNlopt(nlopt::algorithm algorithm, const SearchSpace& space, Evaluator& evaluator,
                        const SearchSettings& settings) {
   SearchOutcome outcome;
   nlopt::srand(settings.seed);
   const auto families = space.families();
-  const Point lower = SearchSpace::lowerBounds(), upper = SearchSpace::upperBounds();
+  const Point lower = space.lowerBounds(), upper = space.upperBounds();
+  // First steps: a quarter of each coordinate's range, rounded up to whole lattice steps.
+  std::vector<double> step(kDimensions);
+  for (std::size_t i = 0; i < kDimensions; ++i) step[i] = std::ceil((upper[i] - lower[i]) / 4);
   for (std::size_t f = 0; f < families.size(); ++f) {
     const std::size_t remaining =
         evaluator.budget() - std::min(evaluator.budget(), evaluator.uniqueThisRun());
@@ -76,21 +52,22 @@ SearchOutcome runNlopt(const NloptAlgorithm& algo, const SearchSpace& space, Eva
     evaluator.beginPhase(share, stall);
     FamilyContext ctx{&space, families[f], &evaluator, std::nullopt};
 
-    nlopt::opt opt(algo.algorithm, 4);
+    nlopt::opt opt(algorithm, kDimensions);
     opt.set_lower_bounds(std::vector<double>(lower.begin(), lower.end()));
     opt.set_upper_bounds(std::vector<double>(upper.begin(), upper.end()));
     opt.set_min_objective(objective, &ctx);
     opt.set_maxeval(1000000);  // our evaluator stops the run; nlopt counts revisits too
     opt.set_xtol_abs(0.25);    // finer than the lattice is meaningless
-    opt.set_initial_step(std::vector<double>{2, 8, 16, 1});
-    nlopt::opt local(nlopt::LN_SBPLX, 4);
-    if (algo.algorithm == nlopt::G_MLSL_LDS) {
+    opt.set_initial_step(step);
+    nlopt::opt local(nlopt::LN_SBPLX, kDimensions);
+    if (algorithm == nlopt::G_MLSL_LDS) {
       local.set_xtol_abs(0.25);
-      local.set_initial_step(std::vector<double>{2, 8, 16, 1});
+      local.set_initial_step(step);
       opt.set_local_optimizer(local);
     }
     // Start where the 2013 thread ended: 4 chains, 16 words, no prefetch.
-    std::vector<double> x{4, 16, 0, 0};
+    const Point start = SearchSpace::pointOf(gen::parseParams("carry=adc,chains=4,unroll=16"));
+    std::vector<double> x(start.begin(), start.end());
     double value = 0;
     std::string how;
     try {
@@ -115,29 +92,17 @@ SearchOutcome runNlopt(const NloptAlgorithm& algo, const SearchSpace& space, Eva
 
 }  // namespace
 
-std::vector<std::string> algorithmNames() {
-  return {"crs2", "direct-l", "sbplx", "mlsl", "random", "exhaustive"};
+SearchOutcome runCrs2(const SearchSpace& s, Evaluator& e, const SearchSettings& o) {
+  return runNlopt(nlopt::GN_CRS2_LM, s, e, o);
 }
-
-bool isKnownAlgorithm(const std::string& name) {
-  const auto names = algorithmNames();
-  return std::find(names.begin(), names.end(), name) != names.end();
+SearchOutcome runDirectL(const SearchSpace& s, Evaluator& e, const SearchSettings& o) {
+  return runNlopt(nlopt::GN_DIRECT_L, s, e, o);
 }
-
-SearchOutcome runSearch(const SearchSpace& space, Evaluator& evaluator,
-                        const SearchSettings& settings) {
-  evaluator.beginPhase(0, 0);
-  if (settings.algorithm == "exhaustive") return runList(space.distinctKernels(), evaluator);
-  if (settings.algorithm == "random") {
-    auto order = space.distinctKernels();
-    std::mt19937_64 rng(settings.seed);
-    std::shuffle(order.begin(), order.end(), rng);
-    return runList(order, evaluator);
-  }
-  if (const NloptAlgorithm* algo = findNlopt(settings.algorithm)) {
-    return runNlopt(*algo, space, evaluator, settings);
-  }
-  throw std::invalid_argument("unknown search algorithm '" + settings.algorithm + "'");
+SearchOutcome runSbplx(const SearchSpace& s, Evaluator& e, const SearchSettings& o) {
+  return runNlopt(nlopt::LN_SBPLX, s, e, o);
+}
+SearchOutcome runMlsl(const SearchSpace& s, Evaluator& e, const SearchSettings& o) {
+  return runNlopt(nlopt::G_MLSL_LDS, s, e, o);
 }
 
 }  // namespace csumtune::tuner

@@ -1,0 +1,74 @@
+#include "and_shift_family.hpp"
+
+namespace csumtune::gen::detail {
+
+using namespace asmjit;
+using namespace asmjit::x86;
+
+namespace {
+constexpr int kMaskReg = 15, kLowReg = 14, kHighReg = 13;
+}  // namespace
+
+Vec AndShiftFamily::vec(int id) const {
+  if (zmmWide()) return zmm(static_cast<uint32_t>(id));
+  return ymm(static_cast<uint32_t>(id));
+}
+
+Mem AndShiftFamily::vectorAt(const EmitContext& ctx, int disp) const {
+  return zmmWide() ? zmmword_ptr(ctx.regs.buffer, disp) : ymmword_ptr(ctx.regs.buffer, disp);
+}
+
+void AndShiftFamily::emitLoopSetup(EmitContext& ctx) const {
+  for (int i = 0; i < ctx.regs.vectorAccumulators; ++i) {
+    // VEX-encoded xmm zeroing clears the whole ymm/zmm register.
+    ctx.b.vpxor(xmm(static_cast<uint32_t>(i)), xmm(static_cast<uint32_t>(i)),
+                xmm(static_cast<uint32_t>(i)));
+  }
+  // The 0x00000000ffffffff lane mask, built in registers: no data in .text.
+  ctx.b.mov(ctx.regs.scratch.r32(), 0xffffffffu);
+  if (zmmWide()) {
+    ctx.b.vpbroadcastq(zmm(kMaskReg), ctx.regs.scratch);
+  } else {
+    ctx.b.vmovq(xmm(kMaskReg), ctx.regs.scratch);
+    ctx.b.vpbroadcastq(ymm(kMaskReg), xmm(kMaskReg));
+  }
+}
+
+void AndShiftFamily::emitVector(EmitContext& ctx, int disp, int chain) const {
+  const Vec acc = vec(chain), low = vec(kLowReg), high = vec(kHighReg);
+  const Vec mask = vec(kMaskReg);
+  if (zmmWide()) {
+    // EVEX takes the memory operand in both the and and the shift.
+    ctx.b.vpandq(low, mask, vectorAt(ctx, disp));
+    ctx.b.vpsrlq(high, vectorAt(ctx, disp), 32);
+  } else {
+    // VEX shifts by an immediate only from a register: load once.
+    ctx.b.vmovdqu(high, vectorAt(ctx, disp));
+    ctx.b.vpand(low, mask, high);
+    ctx.b.vpsrlq(high, high, 32);
+  }
+  ctx.b.vpaddq(acc, acc, low);
+  ctx.b.vpaddq(acc, acc, high);
+}
+
+void AndShiftFamily::emitReduce(EmitContext& ctx) const {
+  const Gp& acc0 = ctx.regs.accumulators.front();
+  const Vec sum = vec(0);
+  for (int i = 1; i < ctx.regs.vectorAccumulators; ++i) ctx.b.vpaddq(sum, sum, vec(i));
+  if (zmmWide()) {
+    ctx.b.vextracti64x4(ymm(kLowReg), zmm(0), 1);
+    ctx.b.vpaddq(ymm(0), ymm(0), ymm(kLowReg));
+  }
+  ctx.b.vextracti128(xmm(kLowReg), ymm(0), 1);
+  ctx.b.vpaddq(xmm(0), xmm(0), xmm(kLowReg));
+  // Two 64-bit lanes left (each far below 2^63): into rax with end-around carry. r8 is
+  // caller-saved and unused by the SIMD register plans.
+  ctx.b.vmovq(ctx.regs.scratch, xmm(0));
+  ctx.b.vpextrq(r8, xmm(0), 1);
+  ctx.b.add(acc0, ctx.regs.scratch);
+  ctx.b.adc(acc0, r8);
+  ctx.b.adc(acc0, 0);
+  ctx.b.vzeroupper();  // leave no dirty upper state for SSE code after us
+}
+
+}  // namespace csumtune::gen::detail

@@ -1,0 +1,27 @@
+// avx2 and avx512: each vector is read as 64-bit lanes whose low and high 32-bit halves
+// (`vpand` with 0x00000000ffffffff, `vpsrlq $32`) are added into 64-bit accumulator lanes with
+// `vpaddq`. A lane can take 2^32 such additions, more than a 2 GiB buffer has, so nothing
+// ever overflows and no flag or carry is involved; the sum stays congruent mod 0xffff because
+// 2^32 = 1 (mod 0xffff). Register 15 holds the mask, 14 and 13 are temporaries.
+#pragma once
+
+#include "vector_family.hpp"
+
+namespace csumtune::gen::detail {
+
+class AndShiftFamily final : public VectorFamily {
+ public:
+  using VectorFamily::VectorFamily;
+  void emitLoopSetup(EmitContext& ctx) const override;
+
+ protected:
+  void emitVector(EmitContext& ctx, int disp, int chain) const override;
+  void emitReduce(EmitContext& ctx) const override;
+
+ private:
+  bool zmmWide() const { return traits().unitBytes == 64; }
+  asmjit::x86::Vec vec(int id) const;
+  asmjit::x86::Mem vectorAt(const EmitContext& ctx, int disp) const;
+};
+
+}  // namespace csumtune::gen::detail

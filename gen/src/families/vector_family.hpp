@@ -1,0 +1,29 @@
+// What the SIMD families share: chains in vector registers 0..chains-1, two general-purpose
+// accumulators for the scalar short path and tails, the whole vectors left after the main
+// loop taken by a straight-line ladder, and the last bytes below one vector by the frame's
+// scalar tails. Buffers under 64 bytes take the frame's scalar short path and never touch a
+// vector register. Registers 12..15 are the families' temporaries and constants: all below
+// 16, so VEX encodes every AVX2 form, and all caller-saved.
+#pragma once
+
+#include "../emit_context.hpp"
+
+namespace csumtune::gen::detail {
+
+class VectorFamily : public CarryFamily {
+ public:
+  using CarryFamily::CarryFamily;
+
+  RegisterNeeds registerNeeds(const Params& params) const override;
+  void emitBody(EmitContext& ctx) const override;
+  void emitAfterLoop(EmitContext& ctx, const asmjit::Label& skipScalarTails) const override;
+  int scalarTailTop(const Params& params) const override;
+
+ protected:
+  // One vector at `disp` bytes from the load pointer into accumulator `chain`.
+  virtual void emitVector(EmitContext& ctx, int disp, int chain) const = 0;
+  // The accumulators into rax (end-around carry), then vzeroupper.
+  virtual void emitReduce(EmitContext& ctx) const = 0;
+};
+
+}  // namespace csumtune::gen::detail

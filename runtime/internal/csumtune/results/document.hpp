@@ -1,0 +1,57 @@
+// results.json, the one owner of its schema: reading a file safely, and the fields every
+// reader shares (where the run was tuned, for what, and its winner), written and read by the
+// same code. The tuner writes the rest (every evaluation, the finalists, the sweep).
+//
+// Readers: Jit::load and best() (runtime), tune --resume / --replay, kmod --results, show.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "csumtune/results/profiles.hpp"
+
+namespace csumtune::results {
+
+inline constexpr std::string_view kSchema = "csumtune-results/1";
+// Larger than any results file a tune writes (an exhaustive run is about 30 MB).
+inline constexpr std::uintmax_t kMaxFileBytes = std::uintmax_t{1} << 30;
+
+// The fields every reader needs.
+struct RunHeader {
+  std::string cpuKey;
+  std::string cpuBrand;
+  std::map<std::string, bool> cpuFeatures;
+  std::string profile;  // a name of namedProfiles(), or "custom"
+  std::vector<ProfileEntry> sizes;
+  std::string cache;  // "hot" or "cold"
+  bool kernelSafe = false;
+  bool complete = false;
+  std::optional<std::string> winnerParams;  // canonical params; none when the run did not finish
+};
+
+// Reads `path` as JSON: a regular file (a directory, FIFO or device is refused without
+// opening it, so nothing blocks), at most kMaxFileBytes, JSON. Throws csumtune::Error
+// (BadResults) "cannot <purpose>: <path> <why>".
+nlohmann::json readJsonFile(const std::string& path, std::string_view purpose);
+
+// Reads `path` as a results document: a regular file (a directory, FIFO or device is refused
+// without opening it, so nothing blocks), at most kMaxFileBytes, JSON, an object, this schema.
+// Throws csumtune::Error (BadResults) "cannot <purpose>: <path> <why>".
+nlohmann::json readDocument(const std::string& path, std::string_view purpose);
+
+// The shared fields of a document read by readDocument. Throws csumtune::Error (BadResults).
+RunHeader readHeader(const nlohmann::json& document, const std::string& path,
+                     std::string_view purpose);
+
+// Writes the schema and the shared fields into `document` (merging into its objects).
+void writeHeader(nlohmann::json& document, const RunHeader& header);
+
+// "cannot <purpose>: <path> <why>" as csumtune::Error (BadResults).
+[[noreturn]] void fail(const std::string& path, std::string_view purpose, std::string_view why);
+
+}  // namespace csumtune::results

@@ -1,0 +1,34 @@
+// The workload profiles tuning runs are made for, in one table: the tuner measures them, the
+// results folders are named after them, and best() prefers their runs in this order.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace csumtune::results {
+
+struct ProfileEntry {
+  int size;
+  double weight;
+};
+
+struct ProfileDefinition {
+  std::string name;
+  std::vector<ProfileEntry> entries;
+  std::string description;
+};
+
+// imix (the default), mtu, seed, jumbo, bulk: the order best() prefers them in.
+const std::vector<ProfileDefinition>& namedProfiles();
+
+// Preference of a profile name: its place in namedProfiles(), or after all of them.
+std::size_t profilePreference(std::string_view name);
+
+// "LEN:WEIGHT,...", the profile's identity in messages and --resume checks.
+std::string profileSpec(const std::vector<ProfileEntry>& entries);
+
+// The run folder `tune` writes into under results/<cpu-key>/: imix, imix-cold, seed-kernel, ...
+std::string runFolderName(std::string_view profile, bool cold, bool kernelSafe);
+
+}  // namespace csumtune::results

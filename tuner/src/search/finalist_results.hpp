@@ -1,0 +1,37 @@
+// What the end of a search knows: the best few candidates measured again against the
+// baseline, and the winner's sweep over lengths. Data only (results.json, reports).
+#pragma once
+
+#include <vector>
+
+#include "measure/stats.hpp"
+#include "search/evaluator.hpp"
+
+namespace csumtune::tuner {
+
+struct SizeComparison {
+  int size = 0;
+  double perByte = 0;  // median timer units per byte
+  double baselinePerByte = 0;
+  RatioEstimate speedup;  // baseline / kernel, paired by round
+};
+
+struct FinalistResult {
+  gen::Params params;
+  double searchScore = 0;      // relative score found during the search
+  double scorePerByte = 0;     // profile score, re-measured
+  double baselinePerByte = 0;  // the baseline's profile score in the same run
+  RatioEstimate speedup;       // on the whole profile, paired by round
+  std::vector<SizeComparison> sizes;
+};
+
+struct SweepPoint {
+  int size = 0;
+  double winnerPerByte = 0;
+  double baselinePerByte = 0;
+};
+
+// The `count` best correct evaluations, best first.
+std::vector<Evaluation> topEvaluations(const std::vector<Evaluation>& all, std::size_t count);
+
+}  // namespace csumtune::tuner

@@ -1,0 +1,24 @@
+// How candidates and finalists are measured on the host (recorded in results.json).
+#pragma once
+
+#include <cstdint>
+
+namespace csumtune::tuner {
+
+struct HostMeasureSettings {
+  int repeat = 31;                  // paired samples per size
+  double targetBatchTicks = 60000;  // per sample
+  std::uint64_t seed = 1;
+  // Noise guard (search/noise_guard.hpp): a measurement whose reference ran this much slower
+  // than it usually does in this run is repeated, up to `maxRetries` times.
+  double noiseTolerance = 0.04;
+  int maxRetries = 4;
+};
+
+// The finalists: measured again, longer, interleaved with the baseline.
+struct FinalSettings {
+  int repeat = 201;
+  double targetBatchTicks = 100000;
+};
+
+}  // namespace csumtune::tuner

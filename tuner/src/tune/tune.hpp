@@ -1,0 +1,28 @@
+// Tuning as a library call: search the space with a strategy, re-measure the finalists,
+// check the winner with the full plan, sweep it across lengths. The CLI only parses options,
+// sets up the measurer and prints; tests run whole tunes on a replayed table.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "tune/tune_measurer.hpp"
+#include "tune/tune_run.hpp"
+
+namespace csumtune::tuner {
+
+struct TuneSettings {
+  std::size_t finalists = 5;
+  std::string style = "kernel";  // wanted winner.S style; a SIMD winner is always "gas"
+  const std::atomic<bool>* interrupted = nullptr;
+  std::vector<Evaluation> earlier;                 // --resume: known without measuring
+  std::function<void(const Evaluator&)> progress;  // after each unique evaluation
+};
+
+// Fills `run` (whose identity, profile, space and search fields the caller has set) with
+// the search, the finalists and the winner. run.end says how it ended; nothing is written.
+void tune(TuneRun& run, TuneMeasurer& measurer, const TuneSettings& settings);
+
+}  // namespace csumtune::tuner

@@ -1,0 +1,29 @@
+// What tune() needs measured: candidates (verified, then timed against the reference), the
+// finalists again, the winner against the full correctness plan, and the winner's sweep.
+// HostMeasurer measures on this CPU; ReplayMeasurer answers from a recorded table, so whole
+// tunes can be tested and search strategies compared without timing anything.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "search/evaluator.hpp"
+#include "search/finalist_results.hpp"
+
+namespace csumtune::tuner {
+
+class TuneMeasurer : public CandidateMeasurer {
+ public:
+  // The finalists measured again against the baseline; best (lowest score) first.
+  virtual std::vector<FinalistResult> remeasureFinalists(
+      const std::vector<Evaluation>& finalists) = 0;
+  // Why the winner fails the full correctness plan, or nothing when it passes.
+  virtual std::optional<std::string> failsFullPlan(const gen::Params& winner) = 0;
+  // The winner and the baseline across lengths (may be empty).
+  virtual std::vector<SweepPoint> sweep(const gen::Params& winner) = 0;
+  // Measurements the noise guard repeated.
+  virtual std::size_t noiseRetries() const = 0;
+};
+
+}  // namespace csumtune::tuner

@@ -1,0 +1,59 @@
+// Everything a tuning run knows: what it was tuned on and for, how, every evaluation, the
+// finalists, the winner's sweep, and how it ended. Data only: results.json and report.md
+// are made from it (report/), tune() fills it (tune/tune.hpp).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "csumtune/cpu.hpp"
+#include "measure/workload.hpp"
+#include "search/evaluator.hpp"
+#include "search/finalist_results.hpp"
+#include "search/measure_settings.hpp"
+#include "search/profile.hpp"
+#include "search/strategy.hpp"
+
+namespace csumtune::tuner {
+
+enum class TuneEnd {
+  Complete,             // a winner, verified with the full plan, swept
+  Interrupted,          // Ctrl-C: progress kept, no winner (continue with --resume)
+  NoCorrectCandidate,   // every candidate was wrong or refused
+  WinnerFailedFullPlan  // the best candidate failed the full correctness plan
+};
+
+struct TuneRun {
+  std::string created;  // UTC, ISO 8601
+  std::string host;
+  CpuIdentity cpu;
+  std::string cpuKey;
+  int pinnedCpu = -1;
+  Profile profile;
+  CacheState cache = CacheState::Hot;
+  std::size_t setSizeBytes = 0;
+  bool kernelSafe = false;
+  SearchSettings search;
+  std::size_t budget = 0;
+  double timeLimitSeconds = 0;
+  std::string timerUnit, timerSource;
+  double timerOverhead = 0;
+  std::string reference;  // canonical params of the reference/baseline kernel
+  HostMeasureSettings measure;
+  FinalSettings final;
+  std::vector<Evaluation> evaluations;
+  std::size_t uniqueThisRun = 0, revisits = 0;
+  std::size_t noiseRetries = 0;  // measurements repeated by the noise guard
+  double elapsedSeconds = 0;
+  std::string stoppedBecause;
+  std::vector<std::string> phases;
+  std::vector<FinalistResult> finalists;  // best first; empty when interrupted
+  std::vector<SweepPoint> sweep;
+  std::string style = "kernel";  // of winner.S: "gas" whenever the winner is not kernel-safe
+  TuneEnd end = TuneEnd::Interrupted;
+  std::string failure;  // what went wrong, for NoCorrectCandidate and WinnerFailedFullPlan
+
+  bool complete() const { return end == TuneEnd::Complete; }
+};
+
+}  // namespace csumtune::tuner
