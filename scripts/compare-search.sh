@@ -11,7 +11,8 @@ CSUMTUNE=${CSUMTUNE:-$(dirname "$0")/../build/tuner/csumtune}
 SEEDS=${SEEDS:-10}
 lines=$(mktemp)
 trap 'rm -f "$lines"' EXIT
-for algorithm in crs2 direct-l sbplx mlsl random; do
+# Every registered strategy but the exhaustive one (the ground truth itself).
+for algorithm in $("$CSUMTUNE" tune --list-algorithms | grep -vx exhaustive); do
   for budget in 100 200 400 800 1600; do
     for seed in $(seq 1 "$SEEDS"); do
       "$CSUMTUNE" tune --replay "$TABLE" --kernel-safe --algorithm "$algorithm" --budget "$budget" \

@@ -23,9 +23,9 @@ struct EmitContext;
 
 // What a family needs of the register plan.
 struct RegisterNeeds {
-  int accumulators = 1;         // general-purpose accumulators (rax first)
-  bool carryCounters = false;   // one counter per accumulator while registers last (cmov)
-  int vectorAccumulators = 0;   // vector registers 0..n-1
+  int accumulators = 1;        // general-purpose accumulators (rax first)
+  bool carryCounters = false;  // one counter per accumulator while registers last (cmov)
+  int vectorAccumulators = 0;  // vector registers 0..n-1
 };
 
 class CarryFamily {
@@ -48,7 +48,8 @@ class CarryFamily {
   virtual void emitAfterIteration(EmitContext& /*ctx*/) const {}
   // After the loop (remaining holds the bytes left below one block): remainders the family
   // takes itself and its reduction into rax; may jump to skipScalarTails.
-  virtual void emitAfterLoop(EmitContext& /*ctx*/, const asmjit::Label& /*skipScalarTails*/) const {}
+  virtual void emitAfterLoop(EmitContext& /*ctx*/, const asmjit::Label& /*skipScalarTails*/) const {
+  }
   // The largest power of two the scalar tails test: they take every remainder below twice it.
   virtual int scalarTailTop(const Params& params) const;
 

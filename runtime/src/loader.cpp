@@ -70,7 +70,8 @@ LoadedKernel Jit::load(const std::string& path) {
 LoadedKernel Jit::load(const std::string& path, const LoadOptions& options) {
   const results::RunHeader header =
       results::readHeader(results::readDocument(path, kLoad), path, kLoad);
-  if (!header.winnerParams) results::fail(path, kLoad, "has no winner (the tuning run did not finish)");
+  if (!header.winnerParams)
+    results::fail(path, kLoad, "has no winner (the tuning run did not finish)");
   const CpuIdentity host = hostCpu();
   const std::string hostKey = cpuKey(host);
   if (header.cpuKey != hostKey) {
@@ -113,8 +114,8 @@ LoadedKernel best() {
         if (!std::filesystem::is_regular_file(file, statusError)) continue;
         try {
           const auto header = results::readHeader(results::readDocument(file, kLoad), file, kLoad);
-          candidates.push_back({{results::profilePreference(header.profile),
-                                 header.cache != "hot", header.kernelSafe, file.string()},
+          candidates.push_back({{results::profilePreference(header.profile), header.cache != "hot",
+                                 header.kernelSafe, file.string()},
                                 file.string()});
         } catch (const Error& e) {
           problems.push_back(e.what());

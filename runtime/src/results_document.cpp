@@ -79,8 +79,8 @@ RunHeader readHeader(const json& document, const std::string& path, std::string_
     const json& winner = document.at("winner");
     if (!winner.is_null()) h.winnerParams = winner.at("params").get<std::string>();
   } catch (const json::exception& e) {
-    fail(path, purpose, std::string("is malformed: a field is missing or has the wrong type (") +
-                            e.what() + ")");
+    fail(path, purpose,
+         std::string("is malformed: a field is missing or has the wrong type (") + e.what() + ")");
   }
   return h;
 }
@@ -96,7 +96,8 @@ void writeHeader(json& document, const RunHeader& h) {
   json& workload = document["workload"];
   workload["profile"] = h.profile;
   workload["sizes"] = json::array();
-  for (const auto& e : h.sizes) workload["sizes"].push_back({{"size", e.size}, {"weight", e.weight}});
+  for (const auto& e : h.sizes)
+    workload["sizes"].push_back({{"size", e.size}, {"weight", e.weight}});
   workload["cache"] = h.cache;
   document["search"]["kernel_safe"] = h.kernelSafe;
   if (h.winnerParams) {

@@ -102,6 +102,10 @@ PY
 then
   [[ -s "$work/run/winner.S" && -s "$work/run/report.md" ]] && echo "ok:   tune writes results.json, winner.S, report.md" ||
     { echo "FAIL: tune outputs missing"; failures=$((failures + 1)); }
+  # What this tune just wrote, every reader of the CLI reads.
+  out=$("$CSUMTUNE" show "$work/run/results.json" 2>&1)
+  [[ $out == *"winner       carry="*"verdict"* ]] && echo "ok:   show reads a fresh results.json" ||
+    { echo "FAIL: show of a fresh run: $out"; failures=$((failures + 1)); }
 else
   echo "FAIL: tiny tune: $(cat "$work/out")"; failures=$((failures + 1))
 fi
@@ -128,12 +132,29 @@ else
 fi
 rm -rf "$work"
 
-# show: a committed results file, and bad input.
+# show: a committed results file (written by an earlier version of the writer), and bad input.
 out=$("$CSUMTUNE" show "$(dirname "$0")/../../results/amd-1a-02-1-5d4b381f/seed-kernel/results.json" 2>&1)
 [[ $out == *"winner       carry="*"verdict"* ]] && echo "ok:   show results.json" || { echo "FAIL: show: $out"; failures=$((failures + 1)); }
 expect 2 "does not exist" -- "$CSUMTUNE" show /nonexistent.json
 expect 2 "not JSON" -- "$CSUMTUNE" show /etc/hostname
 expect 2 "" -- "$CSUMTUNE" show
+# A directory or a FIFO where a results file should be: a message, never a hang.
+odd=$(mktemp -d)
+mkfifo "$odd/fifo.json"
+mkdir "$odd/dir.json"
+expect 2 "is a directory" -- timeout 10 "$CSUMTUNE" show "$odd/dir.json"
+expect 2 "not a regular file" -- timeout 10 "$CSUMTUNE" show "$odd/fifo.json"
+expect 2 "not a regular file" -- timeout 10 "$CSUMTUNE" kmod --results "$odd/fifo.json" -o "$odd/m"
+expect 2 "is a directory" -- timeout 10 "$CSUMTUNE" tune --replay "$odd/dir.json"
+rm -rf "$odd"
+
+# The strategy registry: --list-algorithms names every strategy, the default first.
+algorithms=$("$CSUMTUNE" tune --list-algorithms)
+if [[ $(head -1 <<<"$algorithms") == crs2 && $algorithms == *exhaustive* ]]; then
+  echo "ok:   tune --list-algorithms"
+else
+  echo "FAIL: tune --list-algorithms: $algorithms"; failures=$((failures + 1))
+fi
 
 # cpu --json is JSON with the fields scripts read.
 if "$CSUMTUNE" cpu --json | python3 -c '

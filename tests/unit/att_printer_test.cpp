@@ -19,8 +19,27 @@
 namespace csumtune {
 namespace {
 
+// Every loop shape the rules allow, counted here from the registry and the limits (not from
+// the generator's own list), has exactly one .S-linked kernel.
 TEST(LinkedKernels, OnePerShape) {
-  EXPECT_EQ(linkedKernels().size(), testing::representativeShapes().size());
+  std::map<std::string, int> linked;
+  for (const LinkedKernel& k : linkedKernels()) {
+    gen::Params p = gen::parseParams(k.params);
+    ++linked[testing::shapeName(p)];
+  }
+  std::size_t shapes = 0;
+  using L = gen::ParamLimits;
+  for (const gen::CarryTraits* traits : gen::allCarryTraits()) {
+    for (int chains = L::kMinChains; chains <= L::kMaxChains; ++chains) {
+      for (int unroll = L::kMinUnroll; unroll <= L::kMaxUnroll; ++unroll) {
+        const gen::Params p{traits->carry, chains, unroll, 0, gen::Hint::T0};
+        if (!gen::validationError(p).empty()) continue;
+        ++shapes;
+        EXPECT_EQ(linked[testing::shapeName(p)], 1) << p.toString();
+      }
+    }
+  }
+  EXPECT_EQ(linked.size(), shapes);
 }
 
 TEST(LinkedKernels, GnuAsBytesEqualJitBytes) {

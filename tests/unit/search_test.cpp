@@ -3,12 +3,13 @@
 
 #include <atomic>
 #include <cmath>
+#include <set>
 
-#include "search/strategy.hpp"
 #include "search/evaluator.hpp"
 #include "search/profile.hpp"
 #include "search/replay_measurer.hpp"
 #include "search/space.hpp"
+#include "search/strategy.hpp"
 
 namespace csumtune::tuner {
 namespace {
@@ -26,11 +27,12 @@ class SyntheticMeasurer : public CandidateMeasurer {
       e.message = "synthetic bug";
       return e;
     }
-    const double family[] = {1.0, 1.1, 1.4, 1.25};
+    // Every family but adc is worse, by a factor growing with its place in the registry.
+    const double family = p.carry == gen::Carry::Adc ? 1.0 : 1.1 + 0.05 * static_cast<int>(p.carry);
     const double d = std::pow((p.chains - 4) / 4.0, 2) + std::pow((p.unroll - 32) / 16.0, 2) +
                      std::pow((p.prefetch - 512) / 2048.0, 2) +
                      (p.prefetch ? 0.01 * int(p.hint) : 0);
-    e.score = family[static_cast<int>(p.carry)] * (0.5 + 0.1 * d);
+    e.score = family * (0.5 + 0.1 * d);
     // The real wrong kernel would score great: make sure status, not score, decides.
     e.scorePerByte = e.score * 0.05;
     return e;
@@ -162,14 +164,56 @@ TEST_P(EveryAlgorithm, SameSeedSameVisitOrder) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Drivers, EveryAlgorithm,
-                         ::testing::Values("crs2", "direct-l", "sbplx", "mlsl", "random"),
+// Every registered strategy but the exhaustive one (tested on its own below).
+std::vector<std::string> searchingStrategies() {
+  std::vector<std::string> names;
+  for (const auto& s : searchStrategies()) {
+    if (s.name != "exhaustive") names.emplace_back(s.name);
+  }
+  return names;
+}
+
+INSTANTIATE_TEST_SUITE_P(Registry, EveryAlgorithm, ::testing::ValuesIn(searchingStrategies()),
                          [](const auto& info) {
                            std::string n = info.param;
                            for (char& c : n)
                              if (c == '-') c = '_';
                            return n;
                          });
+
+TEST(Registry, DefaultIsFirstAndNamesAreUnique) {
+  EXPECT_EQ(&defaultStrategy(), &searchStrategies().front());
+  std::set<std::string_view> names;
+  for (const auto& s : searchStrategies()) {
+    EXPECT_TRUE(names.insert(s.name).second) << s.name;
+    EXPECT_EQ(findStrategy(s.name), &s);
+    EXPECT_FALSE(s.help.empty()) << s.name;
+  }
+  EXPECT_EQ(findStrategy("nope"), nullptr);
+  SyntheticMeasurer m;
+  Evaluator ev(m, {10, 0, nullptr});
+  EXPECT_THROW(runSearch(SearchSpace(true), ev, {"nope", 1, 0}), std::invalid_argument);
+}
+
+TEST(SearchSpace, BoundsComeFromParamLimits) {
+  using L = gen::ParamLimits;
+  const Point upper = SearchSpace::upperBounds(), lower = SearchSpace::lowerBounds();
+  const SearchSpace space(false);
+  // The corners of the box project onto the extreme values Params allows.
+  const gen::Params high = space.project(gen::Carry::Adc, upper);
+  EXPECT_EQ(high.chains, L::kMaxChains);
+  EXPECT_EQ(high.unroll, L::kMaxUnroll);
+  EXPECT_EQ(high.prefetch, L::kMaxPrefetch);
+  EXPECT_EQ(static_cast<int>(high.hint), gen::kHintCount - 1);
+  const gen::Params low = space.project(gen::Carry::Adc, lower);
+  EXPECT_EQ(low.chains, L::kMinChains);
+  EXPECT_EQ(low.unroll, L::kMinUnroll);
+  EXPECT_EQ(low.prefetch, 0);
+  // Every registered family is searched; kernel-safe ones only with --kernel-safe.
+  EXPECT_EQ(space.families().size(), gen::allCarryTraits().size());
+  const SearchSpace kernelSafe(true);
+  for (gen::Carry carry : kernelSafe.families()) EXPECT_TRUE(gen::traitsOf(carry).kernelSafe());
+}
 
 TEST(Exhaustive, VisitsEveryDistinctKernelOnce) {
   SyntheticMeasurer m;

@@ -1,7 +1,7 @@
-// The spread of kernels the suites check: one per (carry, chains, unroll) loop shape — all
-// 288 of them — each with a different prefetch distance (0..4096) and hint, so that every
-// instruction the generator can emit, every tail path and every register plan (callee-saved
-// pushes included) appears.
+// The spread of kernels the suites check: one per (carry, chains, unroll) loop shape of the
+// space (543 with today's families) — each with a different prefetch distance (0..4096) and hint,
+// so that every instruction the generator can emit, every tail path and every register plan
+// (callee-saved pushes included) appears.
 #pragma once
 
 #include <map>

@@ -8,8 +8,8 @@
 namespace csumtune::gen::detail {
 namespace {
 
-constexpr CarryTraits kTraits{Carry::Adc, "adc", "one CF chain per add...adc $0 block; blocks overlap",
-                              8, false, {}};
+constexpr CarryTraits kTraits{
+    Carry::Adc, "adc", "one CF chain per add...adc $0 block; blocks overlap", 8, false, {}};
 
 class AdcFamily final : public CarryFamily {
  public:

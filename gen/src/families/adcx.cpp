@@ -12,8 +12,8 @@ namespace {
 using namespace asmjit::x86;
 
 constexpr std::array kFeatures{CpuFeature::Adx};
-constexpr CarryTraits kTraits{Carry::Adcx, "adcx", "CF (adcx) and OF (adox) chains in pairs", 8,
-                              true, kFeatures};
+constexpr CarryTraits kTraits{Carry::Adcx, "adcx", "CF (adcx) and OF (adox) chains in pairs",
+                              8,           true,   kFeatures};
 
 class AdcxFamily final : public CarryFamily {
  public:

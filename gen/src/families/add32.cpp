@@ -6,9 +6,8 @@
 namespace csumtune::gen::detail {
 namespace {
 
-constexpr CarryTraits kTraits{Carry::Add32, "add32",
-                              "32-bit loads added into 64-bit accumulators, no carries", 8, false,
-                              {}};
+constexpr CarryTraits kTraits{
+    Carry::Add32, "add32", "32-bit loads added into 64-bit accumulators, no carries", 8, false, {}};
 
 class Add32Family final : public CarryFamily {
  public:

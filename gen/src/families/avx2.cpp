@@ -10,8 +10,11 @@ namespace {
 
 constexpr std::array kFeatures{CpuFeature::Avx2};
 constexpr CarryTraits kTraits{
-    Carry::Avx2, "avx2",
-    "AVX2: 32-bit halves of 64-bit lanes into 64-bit accumulators (user space)", 32, false,
+    Carry::Avx2,
+    "avx2",
+    "AVX2: 32-bit halves of 64-bit lanes into 64-bit accumulators (user space)",
+    32,
+    false,
     kFeatures};
 
 }  // namespace

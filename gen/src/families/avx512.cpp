@@ -10,8 +10,11 @@ namespace {
 
 constexpr std::array kFeatures{CpuFeature::Avx512F};
 constexpr CarryTraits kTraits{
-    Carry::Avx512, "avx512",
-    "AVX-512: 32-bit halves of 64-bit lanes into 64-bit accumulators (user space)", 64, false,
+    Carry::Avx512,
+    "avx512",
+    "AVX-512: 32-bit halves of 64-bit lanes into 64-bit accumulators (user space)",
+    64,
+    false,
     kFeatures};
 
 }  // namespace

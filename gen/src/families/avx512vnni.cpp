@@ -20,8 +20,11 @@ using namespace asmjit::x86;
 
 constexpr std::array kFeatures{CpuFeature::Avx512F, CpuFeature::Avx512Vnni};
 constexpr CarryTraits kTraits{
-    Carry::Avx512Vnni, "avx512vnni",
-    "AVX-512 VNNI: words biased to signed, summed in pairs by vpdpwssd (user space)", 64, false,
+    Carry::Avx512Vnni,
+    "avx512vnni",
+    "AVX-512 VNNI: words biased to signed, summed in pairs by vpdpwssd (user space)",
+    64,
+    false,
     kFeatures};
 
 constexpr int kBiasReg = 15, kOnesReg = 14, kBiasedReg = 13, kWideReg = 12;

@@ -9,9 +9,9 @@ namespace {
 
 using namespace asmjit::x86;
 
-constexpr CarryTraits kTraits{Carry::Cmov, "cmov",
-                              "add, then cmovc a carry counter: one-instruction flag chains", 8,
-                              false, {}};
+constexpr CarryTraits kTraits{
+    Carry::Cmov, "cmov", "add, then cmovc a carry counter: one-instruction flag chains",
+    8,           false,  {}};
 
 class CmovFamily final : public CarryFamily {
  public:

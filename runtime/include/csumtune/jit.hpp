@@ -10,8 +10,8 @@
 #include <string>
 #include <string_view>
 
-#include "csumtune/kernel_fn.hpp"
 #include "csumtune/gen/params.hpp"
+#include "csumtune/kernel_fn.hpp"
 
 namespace csumtune {
 

@@ -18,8 +18,9 @@ void showResults(const json& j, const std::string& path) {
   fmt::print("tuning run   {} ({})\n", j.at("created").get<std::string>(),
              j.at("host").get<std::string>());
   fmt::print("cpu          {} (key {})\n", header.cpuBrand, header.cpuKey);
-  fmt::print("workload     {} ({}), {} cache{}\n", header.profile, results::profileSpec(header.sizes),
-             header.cache, header.kernelSafe ? ", kernel-safe" : "");
+  fmt::print("workload     {} ({}), {} cache{}\n", header.profile,
+             results::profileSpec(header.sizes), header.cache,
+             header.kernelSafe ? ", kernel-safe" : "");
   fmt::print(
       "search       {}: {} unique evaluations ({} ok, {} wrong, {} refused), {} revisits, {:.1f} "
       "s; {}\n",

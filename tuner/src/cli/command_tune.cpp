@@ -17,11 +17,11 @@
 #include "commands.hpp"
 #include "csumtune/cpu.hpp"
 #include "csumtune/jit.hpp"
+#include "csumtune/results/profiles.hpp"
 #include "measure/baselines.hpp"
 #include "measure/placement.hpp"
 #include "report/results_file.hpp"
 #include "report/tune_report.hpp"
-#include "csumtune/results/profiles.hpp"
 #include "search/host_measurer.hpp"
 #include "search/replay_measurer.hpp"
 #include "search/strategy.hpp"
@@ -159,11 +159,11 @@ int runTune(const TuneOptions& o) {
   run.reference = tuner::linuxLikeParams().toString();
   run.measure.seed = o.seed;
   const std::string dir =
-      o.out.empty() ? fmt::format("results/{}/{}", run.cpuKey,
-                                  results::runFolderName(profile.name,
-                                                         run.cache == tuner::CacheState::Cold,
-                                                         o.kernelSafe))
-                    : o.out;
+      o.out.empty()
+          ? fmt::format("results/{}/{}", run.cpuKey,
+                        results::runFolderName(profile.name, run.cache == tuner::CacheState::Cold,
+                                               o.kernelSafe))
+          : o.out;
 
   tuner::TuneSettings settings;
   settings.finalists = o.finalists;
@@ -272,7 +272,8 @@ void addTuneCommand(CLI::App& app, int& exitCode) {
   std::string profiles = "Workload profile:";
   for (const auto& p : results::namedProfiles())
     profiles += fmt::format("\n  {:<6} {}", p.name, p.description);
-  cmd->add_option("--profile", o->profile, profiles + "\n(default " + tuner::profileNames().front() + ")");
+  cmd->add_option("--profile", o->profile,
+                  profiles + "\n(default " + tuner::profileNames().front() + ")");
   cmd->add_option("--sizes", o->sizes, "Custom profile: LEN[:WEIGHT],... e.g. 40:7,1500:1");
   cmd->add_option("--cache", o->cache, "hot or cold")
       ->check(CLI::IsMember({"hot", "cold"}))

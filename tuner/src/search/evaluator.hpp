@@ -62,7 +62,7 @@ inline constexpr std::size_t kDefaultBudget = 800;
 
 struct StopRules {
   std::size_t budget = kDefaultBudget;  // unique evaluations, whole search
-  double timeLimitSeconds = 0;  // 0 = none
+  double timeLimitSeconds = 0;          // 0 = none
   const std::atomic<bool>* interrupted = nullptr;
 };
 

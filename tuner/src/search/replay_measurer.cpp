@@ -29,8 +29,12 @@ std::vector<FinalistResult> ReplayMeasurer::remeasureFinalists(
   std::vector<FinalistResult> out;
   for (const Evaluation& e : finalists) {
     const double speedup = 1 / e.score;
-    out.push_back({e.params, e.score, e.scorePerByte, e.referencePerByte,
-                   RatioEstimate{speedup, speedup, speedup, 1.0}, {}});
+    out.push_back({e.params,
+                   e.score,
+                   e.scorePerByte,
+                   e.referencePerByte,
+                   RatioEstimate{speedup, speedup, speedup, 1.0},
+                   {}});
   }
   return out;  // in the order given: topEvaluations() ranks by the recorded score
 }

@@ -34,7 +34,8 @@ const SearchStrategy* findStrategy(std::string_view name) {
 
 std::string strategyNames() {
   std::string out;
-  for (const SearchStrategy& s : kStrategies) out += (out.empty() ? "" : ", ") + std::string(s.name);
+  for (const SearchStrategy& s : kStrategies)
+    out += (out.empty() ? "" : ", ") + std::string(s.name);
   return out;
 }
 
@@ -42,7 +43,8 @@ SearchOutcome runSearch(const SearchSpace& space, Evaluator& evaluator,
                         const SearchSettings& settings) {
   const SearchStrategy* strategy =
       settings.algorithm.empty() ? &defaultStrategy() : findStrategy(settings.algorithm);
-  if (!strategy) throw std::invalid_argument("unknown search algorithm '" + settings.algorithm + "'");
+  if (!strategy)
+    throw std::invalid_argument("unknown search algorithm '" + settings.algorithm + "'");
   evaluator.beginPhase(0, 0);
   return strategy->run(space, evaluator, settings);
 }

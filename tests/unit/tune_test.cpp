@@ -1,0 +1,185 @@
+// Whole tunes, end to end, on a replayed table (no timing): the search, the finalists, the
+// winner's style and how a run ends; then results.json written by the writer and read back
+// by every reader (Jit::load, best(), --resume, --replay, kmod --results).
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "csumtune/cpu.hpp"
+#include "csumtune/loader.hpp"
+#include "csumtune/results/document.hpp"
+#include "report/results_file.hpp"
+#include "search/replay_measurer.hpp"
+#include "search/space.hpp"
+#include "tune/tune.hpp"
+
+namespace csumtune::tuner {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A bowl over the space with its minimum at `best` (score 0.5); kernels of the `wrong`
+// family are recorded as wrong. Only prefetch 0..256, to keep the table small.
+std::vector<Evaluation> syntheticTable(const gen::Params& best, bool kernelSafe,
+                                       std::optional<gen::Carry> wrong = std::nullopt) {
+  std::vector<Evaluation> table;
+  for (const gen::Params& p : SearchSpace(kernelSafe).distinctKernels()) {
+    if (p.prefetch > 256) continue;
+    Evaluation e;
+    e.params = p;
+    if (wrong && p.carry == *wrong) {
+      e.status = EvalStatus::Wrong;
+      e.message = "synthetic";
+    } else {
+      e.score = 0.5 + (p.carry == best.carry ? 0 : 0.2) + 0.01 * std::abs(p.chains - best.chains) +
+                0.001 * std::abs(p.unroll - best.unroll) + 0.0001 * p.prefetch / 64;
+      e.referencePerByte = 0.05;
+      e.scorePerByte = e.score * e.referencePerByte;
+      e.perCall = {e.scorePerByte * 40};
+    }
+    table.push_back(e);
+  }
+  return table;
+}
+
+TuneRun runFor(bool kernelSafe, std::size_t budget) {
+  TuneRun run;
+  run.created = "2026-11-30T00:00:00Z";
+  run.host = "test";
+  run.cpu = hostCpu();
+  run.cpuKey = cpuKey(run.cpu);
+  run.profile = *namedProfile("imix");
+  run.kernelSafe = kernelSafe;
+  run.search = {"exhaustive", 1, 0};
+  run.budget = budget;
+  run.reference = "carry=adc,chains=2,unroll=10,prefetch=0,hint=t0";
+  return run;
+}
+
+TEST(Tune, FindsTheOptimumOfTheTableAndVerifiesIt) {
+  const gen::Params best = gen::parseParams("carry=adc,chains=6,unroll=30");
+  ReplayMeasurer replay(syntheticTable(best, true));
+  TuneRun run = runFor(true, 1000000);
+  tune(run, replay, {});
+  ASSERT_EQ(run.end, TuneEnd::Complete) << run.failure;
+  EXPECT_TRUE(run.complete());
+  ASSERT_EQ(run.finalists.size(), 5u);
+  EXPECT_EQ(run.finalists.front().params, best);
+  EXPECT_EQ(run.finalists.front().params, replay.optimum()->params);
+  EXPECT_DOUBLE_EQ(run.finalists.front().speedup.median, 2.0);
+  EXPECT_EQ(run.style, "kernel");
+  EXPECT_EQ(run.uniqueThisRun, SearchSpace(true).distinctKernels().size());
+}
+
+TEST(Tune, ASimdWinnerComesOutInGasStyleWhateverWasAsked) {
+  const gen::Params best = gen::parseParams("carry=avx2,chains=2,unroll=8");
+  ReplayMeasurer replay(syntheticTable(best, false));
+  TuneRun run = runFor(false, 1000000);
+  TuneSettings settings;
+  settings.style = "kernel";
+  settings.finalists = 2;
+  tune(run, replay, settings);
+  ASSERT_EQ(run.end, TuneEnd::Complete) << run.failure;
+  EXPECT_EQ(run.finalists.front().params, best);
+  EXPECT_EQ(run.finalists.size(), 2u);
+  EXPECT_EQ(run.style, "gas");
+}
+
+TEST(Tune, EndsWithoutAWinnerWhenInterruptedOrNothingIsCorrect) {
+  const gen::Params best = gen::parseParams("carry=adc,chains=4,unroll=16");
+  std::atomic<bool> interrupted{true};
+  ReplayMeasurer replay(syntheticTable(best, true));
+  TuneRun stopped = runFor(true, 100);
+  TuneSettings settings;
+  settings.interrupted = &interrupted;
+  tune(stopped, replay, settings);
+  EXPECT_EQ(stopped.end, TuneEnd::Interrupted);
+  EXPECT_TRUE(stopped.finalists.empty());
+
+  // Only adc in a one-family table, all wrong: nothing may win.
+  std::vector<Evaluation> allWrong;
+  for (Evaluation e : syntheticTable(best, true, gen::Carry::Adc))
+    if (e.params.carry == gen::Carry::Adc) allWrong.push_back(e);
+  ReplayMeasurer wrongOnly(allWrong);
+  TuneRun none = runFor(true, 50);
+  none.search.algorithm = "random";
+  tune(none, wrongOnly, {});
+  EXPECT_EQ(none.end, TuneEnd::NoCorrectCandidate);
+  EXPECT_TRUE(none.finalists.empty());
+  EXPECT_FALSE(none.failure.empty());
+}
+
+class ResultsRoundTrip : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("csumtune-roundtrip-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    detail::setInstalledResultsForTesting(std::nullopt);
+    unsetenv("CSUMTUNE_RESULTS");
+    fs::remove_all(dir_);
+  }
+  std::string write(const TuneRun& run, const std::string& relative) {
+    const fs::path path = dir_ / relative;
+    fs::create_directories(path.parent_path());
+    std::ofstream(path) << toJson(run).dump(1);
+    return path.string();
+  }
+  fs::path dir_;
+};
+
+TEST_F(ResultsRoundTrip, EveryReaderReadsWhatTheWriterWrote) {
+  const gen::Params best = gen::parseParams("carry=adc,chains=3,unroll=9");
+  ReplayMeasurer replay(syntheticTable(best, true));
+  TuneRun run = runFor(true, 1000000);
+  tune(run, replay, {});
+  ASSERT_TRUE(run.complete());
+  const std::string folder = results::runFolderName(run.profile.name, false, run.kernelSafe);
+  const std::string path = write(run, run.cpuKey + "/" + folder + "/results.json");
+
+  // The shared header, as every reader sees it.
+  const auto header = results::readHeader(results::readDocument(path, "test"), path, "test");
+  EXPECT_EQ(header.cpuKey, run.cpuKey);
+  EXPECT_EQ(header.profile, "imix");
+  EXPECT_EQ(results::profileSpec(header.sizes), run.profile.spec());
+  EXPECT_EQ(header.cache, "hot");
+  EXPECT_TRUE(header.kernelSafe);
+  EXPECT_TRUE(header.complete);
+  EXPECT_EQ(header.winnerParams, best.toString());
+
+  // Jit::load and best() (runtime).
+  EXPECT_EQ(Jit::load(path).kernel.params(), best);
+  detail::setInstalledResultsForTesting("");
+  setenv("CSUMTUNE_RESULTS", dir_.c_str(), 1);
+  const LoadedKernel chosen = csumtune::best();
+  EXPECT_EQ(chosen.kernel.params(), best) << chosen.origin;
+  // kmod --results, --replay, --resume (tuner).
+  EXPECT_EQ(readWinnerParams(path), best);
+  EXPECT_EQ(readEvaluations(path).size(), run.evaluations.size());
+  EXPECT_EQ(readEvaluationsForResume(path, run).size(), run.evaluations.size());
+  TuneRun other = run;
+  other.profile = *namedProfile("mtu");
+  EXPECT_THROW(readEvaluationsForResume(path, other), Error);
+  other = run;
+  other.kernelSafe = false;
+  EXPECT_THROW(readEvaluationsForResume(path, other), Error);
+}
+
+TEST_F(ResultsRoundTrip, AnUnfinishedRunHasNoWinnerForAnyReader) {
+  TuneRun run = runFor(true, 10);
+  run.evaluations = syntheticTable(gen::Params{}, true);
+  run.evaluations.resize(3);
+  const std::string path = write(run, "unfinished/results.json");
+  EXPECT_THROW(Jit::load(path), Error);
+  EXPECT_THROW(readWinnerParams(path), Error);
+  EXPECT_EQ(readEvaluationsForResume(path, run).size(), 3u);
+}
+
+}  // namespace
+}  // namespace csumtune::tuner
