@@ -6,7 +6,7 @@
 //   emitLoopSetup                                 before the length test of the main loop
 //   loop: prefetch; emitBody; advance; emitAfterIteration; loop test
 //   fold the loop-only registers                  (frame)
-//   emitAfterLoop(skipScalarTails)                remainders of its own, its reduction
+//   emitAfterLoop                                 remainders of its own, its reduction
 //   scalar tails from scalarTailTop() down        (frame)
 //   fold, return                                  (frame)
 //
@@ -47,9 +47,8 @@ class CarryFamily {
   // After the pointer advance of each iteration.
   virtual void emitAfterIteration(EmitContext& /*ctx*/) const {}
   // After the loop (remaining holds the bytes left below one block): remainders the family
-  // takes itself and its reduction into rax; may jump to skipScalarTails.
-  virtual void emitAfterLoop(EmitContext& /*ctx*/, const asmjit::Label& /*skipScalarTails*/) const {
-  }
+  // takes itself and its reduction into rax; may jump to ctx.skipScalarTails().
+  virtual void emitAfterLoop(EmitContext& /*ctx*/) const {}
   // The largest power of two the scalar tails test: they take every remainder below twice it.
   virtual int scalarTailTop(const Params& params) const;
 

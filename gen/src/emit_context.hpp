@@ -14,9 +14,18 @@ struct EmitContext {
   const RegisterPlan& regs;
   const CarryFamily& family;
 
+  // Where the scalar tails end (the fold). Created on first use, so that label numbering in
+  // the .S text follows the order code is emitted in.
+  const asmjit::Label& skipScalarTails() {
+    if (!skipScalarTails_.isValid()) skipScalarTails_ = b.newLabel();
+    return skipScalarTails_;
+  }
+
   // The word at `disp` bytes from the load pointer.
   asmjit::x86::Mem qword(int disp) const { return asmjit::x86::qword_ptr(regs.buffer, disp); }
   asmjit::x86::Mem dword(int disp) const { return asmjit::x86::dword_ptr(regs.buffer, disp); }
+
+  asmjit::Label skipScalarTails_;  // through skipScalarTails() only
 };
 
 // The whole function: entry, main loop, tails, folding, exit (function_emitter.cpp).

@@ -83,7 +83,7 @@ void emitAddChain(EmitContext& ctx, const Gp& sum, const std::vector<Gp>& terms)
   if (!terms.empty()) ctx.b.adc(sum, 0);
 }
 
-void emitMainLoop(EmitContext& ctx, const Label& skipScalarTails) {
+void emitMainLoop(EmitContext& ctx) {
   const auto& regs = ctx.regs;
   const int block = ctx.params.blockBytes();
   const Gp& remaining = regs.remaining;
@@ -109,7 +109,7 @@ void emitMainLoop(EmitContext& ctx, const Label& skipScalarTails) {
   // remaining now holds (bytes left) - block. For a power-of-two block the low bits the
   // tails test are already right; otherwise add the block back.
   if (!std::has_single_bit(static_cast<unsigned>(block))) ctx.b.add(remaining, block);
-  ctx.family.emitAfterLoop(ctx, skipScalarTails);
+  ctx.family.emitAfterLoop(ctx);
 }
 
 // `words` 8-byte words (a power of two) as up to two independent add/adc blocks (on the
@@ -214,8 +214,8 @@ void emitFunction(EmitContext& ctx) {
   }
   for (const Gp& reg : regs.calleeSaved) ctx.b.push(reg);
 
-  Label folding = ctx.b.newLabel();
-  emitMainLoop(ctx, folding);
+  emitMainLoop(ctx);
+  const Label folding = ctx.skipScalarTails();
   emitTails(ctx, ctx.family.scalarTailTop(ctx.params), regs.scratch);
   ctx.b.bind(folding);
   emitFold(ctx);

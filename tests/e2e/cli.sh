@@ -62,13 +62,13 @@ import json, sys
 d = json.load(sys.stdin)
 assert d["schema"] == "csumtune-bench/1"
 assert d["unit"] in ("cycles", "tsc-ticks")
-assert [k["name"] for k in d["kernels"]] == ["plain-c", "linux-like", "carry=adc,chains=4,unroll=16,prefetch=0,hint=t0"]
+assert [k["name"] for k in d["kernels"]] == ["plain-c", "linux-v6.8", "linux-like", "carry=adc,chains=4,unroll=16,prefetch=0,hint=t0"]
 for k in d["kernels"]:
     assert [r["size"] for r in k["results"]] == [64, 1500]
     for r in k["results"]:
         assert r["samples"] == 5 and r["iterations"] >= 1
         assert 0 < r["per_byte"]["min"] <= r["per_byte"]["median"]
-assert len(d["comparisons"]) == 4 and all(c["baseline"] == "linux-like" for c in d["comparisons"])
+assert len(d["comparisons"]) == 6 and all(c["baseline"] == "linux-v6.8" for c in d["comparisons"])
 assert d["workload"]["cache"] == "hot" and d["pinned_cpu"] >= 0
 '; then echo "ok:   bench --format json"; else echo "FAIL: bench --format json"; failures=$((failures + 1)); fi
 out=$("$CSUMTUNE" "${tiny[@]}" --format seed 2>/dev/null)
@@ -76,7 +76,7 @@ out=$("$CSUMTUNE" "${tiny[@]}" --format seed 2>/dev/null)
 out=$("$CSUMTUNE" "${tiny[@]}" --format csv 2>/dev/null | head -1)
 [[ $out == kernel,kind,size,unit,* ]] && echo "ok:   bench --format csv" || { echo "FAIL: csv: $out"; failures=$((failures + 1)); }
 out=$("$CSUMTUNE" "${tiny[@]}" --cache cold --set-size 16 2>/dev/null)
-[[ $out == *"cold cache (set 16 MiB"*"speedup vs linux-like"* ]] && echo "ok:   bench --cache cold" || { echo "FAIL: cold: $out"; failures=$((failures + 1)); }
+[[ $out == *"cold cache (set 16 MiB"*"speedup vs linux-v6.8"* ]] && echo "ok:   bench --cache cold" || { echo "FAIL: cold: $out"; failures=$((failures + 1)); }
 
 # tune: bad input refused before anything runs.
 expect 2 "unknown profile 'nope'" -- "$CSUMTUNE" tune --profile nope

@@ -18,7 +18,7 @@ void VectorFamily::emitBody(EmitContext& ctx) const {
   for (int v = 0; v < ctx.params.unroll; ++v) emitVector(ctx, v * unit, v % ctx.params.chains);
 }
 
-void VectorFamily::emitAfterLoop(EmitContext& ctx, const Label& skipScalarTails) const {
+void VectorFamily::emitAfterLoop(EmitContext& ctx) const {
   const int unit = traits().unitBytes;
   // The whole vectors left (fewer than one block), tested bit by bit from the largest power
   // of two, each run spread over the chains: straight-line code, independent chains.
@@ -36,7 +36,7 @@ void VectorFamily::emitAfterLoop(EmitContext& ctx, const Label& skipScalarTails)
   // A length that is a whole number of vectors (most of the big ones) skips the scalar tail
   // tests with one test.
   ctx.b.test(esi, unit - 1);
-  ctx.b.jz(skipScalarTails);
+  ctx.b.jz(ctx.skipScalarTails());
 }
 
 }  // namespace csumtune::gen::detail

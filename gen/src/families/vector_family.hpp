@@ -16,7 +16,7 @@ class VectorFamily : public CarryFamily {
 
   RegisterNeeds registerNeeds(const Params& params) const override;
   void emitBody(EmitContext& ctx) const override;
-  void emitAfterLoop(EmitContext& ctx, const asmjit::Label& skipScalarTails) const override;
+  void emitAfterLoop(EmitContext& ctx) const override;
   int scalarTailTop(const Params& params) const override;
 
  protected:

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <iostream>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -42,6 +43,7 @@ struct BenchOptions {
 struct KernelSet {
   std::vector<Kernel> jit;
   std::vector<tuner::TimedKernel> timed;
+  std::set<std::string> nonNegativeOnly;  // Linux's code: verified for len >= 0
 };
 
 KernelSet prepareKernels(const BenchOptions& options) {
@@ -51,10 +53,13 @@ KernelSet prepareKernels(const BenchOptions& options) {
   const bool baselines = options.baseline || params.empty();
   if (params.empty()) params.push_back(gen::Params{});
   if (baselines) {
-    set.timed.push_back({tuner::kPlainCName, "", "baseline-c", tuner::plainCChecksum});
+    for (const tuner::Baseline& b : tuner::builtinBaselines()) {
+      set.timed.push_back({b.name, "", b.kind, b.fn});
+      if (!b.acceptsNegativeLength) set.nonNegativeOnly.insert(b.name);
+    }
     set.jit.push_back(Jit::compile(tuner::linuxLikeParams()));
     set.timed.push_back(
-        {tuner::kLinuxLikeName, set.jit.back().canonical(), "baseline-linux", set.jit.back().fn()});
+        {tuner::kLinuxLikeName, set.jit.back().canonical(), "baseline-ours", set.jit.back().fn()});
   }
   for (const gen::Params& p : params) {
     set.jit.push_back(Jit::compile(p));  // refuses kernels the CPU cannot run (exit 2)
@@ -63,7 +68,9 @@ KernelSet prepareKernels(const BenchOptions& options) {
   // Every candidate is proven correct before it is timed.
   const tuner::VerifyFixture fixture(options.seed);
   for (const auto& k : set.timed) {
-    const auto outcome = tuner::verifyKernel(k.fn, fixture, tuner::quickPlan(256, options.seed));
+    auto plan = tuner::quickPlan(256, options.seed);
+    if (set.nonNegativeOnly.count(k.name)) plan = tuner::withoutNegativeLengths(std::move(plan));
+    const auto outcome = tuner::verifyKernel(k.fn, fixture, plan);
     if (!outcome.ok())
       throw CheckFailed(fmt::format("{} is wrong, not timing it: {}", k.name, *outcome.failure));
   }
@@ -125,7 +132,7 @@ void runBench(const BenchOptions& options) {
 
   std::optional<std::string> baseline;
   if (kernels.timed.front().kind == "baseline-c") {
-    baseline = tuner::kLinuxLikeName;
+    baseline = tuner::kReferenceName;
   } else if (kernels.timed.size() > 1) {
     baseline = kernels.timed.front().name;
   }
@@ -151,9 +158,9 @@ void addBenchCommand(CLI::App& app) {
       "bench", "Time kernels on this CPU (pinned, interleaved, verified first); median ± spread");
   cmd->add_option("--params", options->params,
                   "Kernel to time (repeatable; default: the default params)");
-  cmd->add_flag(
-      "--baseline", options->baseline,
-      "Also time plain C and the Linux-like loop (carry=adc,chains=2,unroll=10) in the same run");
+  cmd->add_flag("--baseline", options->baseline,
+                "Also time plain-c, linux-v6.8 (the reference) and linux-like (our frame around "
+                "the kernel's loop shape, carry=adc,chains=2,unroll=10) in the same run");
   cmd->add_option("--sizes", options->sizes, "Buffer lengths in bytes, comma-separated")
       ->capture_default_str();
   cmd->add_option("--cache", options->cache,

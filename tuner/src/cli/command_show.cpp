@@ -35,7 +35,8 @@ void showResults(const json& j, const std::string& path) {
   const std::string unit = j.at("timer").at("unit").get<std::string>();
   fmt::print("winner       {}\n", *header.winnerParams);
   fmt::print("verdict      {}\n", j.at("winner").at("verdict").get<std::string>());
-  fmt::print("\nfinalists ({}/byte on the profile, speedup vs linux-like [95% CI])\n", unit);
+  fmt::print("\nfinalists ({}/byte on the profile, speedup vs {} [95% CI])\n", unit,
+             j.at("winner").value("baseline", std::string("the reference")));
   for (const auto& f : j.at("finalists")) {
     const auto& sp = f.at("speedup");
     fmt::print("  {:.4f}  {:.3f}x [{:.3f}, {:.3f}]  {}\n", f.at("score_per_byte").get<double>(),

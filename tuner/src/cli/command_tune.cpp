@@ -98,7 +98,7 @@ void writeOutputs(const tuner::TuneRun& run, const std::string& dir, bool quiet)
                                   run.cpuKey, run.created);
     request.figures = fmt::format("profile {} ({} cache): {:.4f} {}/byte, {}", run.profile.name,
                                   tuner::toString(run.cache), winner.scorePerByte, run.timerUnit,
-                                  tuner::verdict(winner, "linux-like"));
+                                  tuner::verdict(winner, tuner::kReferenceName));
     tuner::writeFileAtomically(dir + "/winner.S", tuner::renderSource(request));
     std::string why;
     plots = tuner::drawPlots(run, dir, &why);
@@ -156,7 +156,7 @@ int runTune(const TuneOptions& o) {
   run.search = {o.algorithm, o.seed, o.stall};
   run.budget = o.budget;
   run.timeLimitSeconds = o.timeLimit;
-  run.reference = tuner::linuxLikeParams().toString();
+  run.reference = tuner::kReferenceName;
   run.measure.seed = o.seed;
   const std::string dir =
       o.out.empty()
@@ -233,15 +233,15 @@ int runTune(const TuneOptions& o) {
   }
   const auto& w = run.finalists.front();
   fmt::print("winner   {}\n", w.params.toString());
-  fmt::print("profile  {} ({} cache{}): {:.4f} {}/byte vs linux-like {:.4f}\n", profile.name,
+  fmt::print("profile  {} ({} cache{}): {:.4f} {}/byte vs linux-v6.8 {:.4f}\n", profile.name,
              tuner::toString(run.cache), o.kernelSafe ? ", kernel-safe" : "", w.scorePerByte,
              run.timerUnit, w.baselinePerByte);
-  fmt::print("verdict  {}\n", tuner::verdict(w, "linux-like"));
+  fmt::print("verdict  {}\n", tuner::verdict(w, tuner::kReferenceName));
   fmt::print("search   {}: {} unique evaluations ({} revisits) in {:.1f} s; {}\n", o.algorithm,
              run.uniqueThisRun, run.revisits, run.elapsedSeconds, run.stoppedBecause);
   fmt::print("files    {0}/results.json {0}/winner.S {0}/report.md\n", dir);
   if (o.requireSpeedup && !(w.speedup.significant() && w.speedup.median > 1)) {
-    throw CheckFailed("the winner is not significantly faster than the Linux-like baseline");
+    throw CheckFailed("the winner is not significantly faster than linux-v6.8");
   }
   return 0;
 }
@@ -300,7 +300,7 @@ void addTuneCommand(CLI::App& app, int& exitCode) {
       ->check(CLI::Range(0, 4095));
   cmd->add_flag("--quiet", o->quiet, "No progress line or notes on stderr");
   cmd->add_flag("--require-speedup", o->requireSpeedup,
-                "Exit 1 unless the winner is significantly faster than linux-like");
+                "Exit 1 unless the winner is significantly faster than linux-v6.8");
   cmd->add_option(
       "--replay", o->replay,
       "Search the evaluations recorded in FILE (an exhaustive run's results.json) instead "

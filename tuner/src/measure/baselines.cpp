@@ -19,6 +19,21 @@ std::uint32_t plainCChecksum(const void* buf, int len, std::uint32_t sum) {
   return static_cast<std::uint32_t>(total);
 }
 
+namespace {
+constexpr Baseline kBaselines[] = {
+    {kPlainCName, "baseline-c", plainCChecksum, true},
+    {kReferenceName, "baseline-linux", linuxV68Checksum, false},
+};
+}  // namespace
+
+const Baseline& referenceBaseline() {
+  return kBaselines[1];
+}
+
+std::span<const Baseline> builtinBaselines() {
+  return kBaselines;
+}
+
 gen::Params linuxLikeParams() {
   return gen::Params{gen::Carry::Adc, 2, 10, 0, gen::Hint::T0};
 }

@@ -16,7 +16,7 @@
 namespace csumtune::tuner {
 
 struct TimedKernel {
-  std::string name;    // "linux-like", "plain-c", or the canonical params
+  std::string name;    // "linux-v6.8", "plain-c", or the canonical params
   std::string params;  // canonical params (empty for the C baseline)
   std::string kind;    // "jit", "baseline-c", "baseline-linux"
   KernelFn fn = nullptr;

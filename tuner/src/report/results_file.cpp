@@ -149,7 +149,7 @@ json toJson(const TuneRun& run) {
                         {"baseline", run.reference},
                         {"baseline_per_byte", w.baselinePerByte},
                         {"speedup", ratioJson(w.speedup)},
-                        {"verdict", verdict(w, "linux-like")},
+                        {"verdict", verdict(w, run.reference)},
                         {"source", fmt::format("winner.S ({} style)", run.style)}});
   }
   return j;

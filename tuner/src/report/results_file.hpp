@@ -28,8 +28,8 @@ gen::Params readWinnerParams(const std::string& path);
 // the same CPU, profile, cache state and space as `current`.
 std::vector<Evaluation> readEvaluationsForResume(const std::string& path, const TuneRun& current);
 
-// One-line verdict on the winner: "1.83x faster than linux-like (95% CI 1.80-1.85)" or
-// "not significantly faster than linux-like (0.99x, 95% CI 0.97-1.01)".
+// One-line verdict on the winner: "1.83x faster than linux-v6.8 (95% CI 1.80-1.85)" or
+// "not significantly faster than linux-v6.8 (0.99x, 95% CI 0.97-1.01)".
 std::string verdict(const FinalistResult& winner, const std::string& baseline);
 
 }  // namespace csumtune::tuner

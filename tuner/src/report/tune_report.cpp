@@ -43,7 +43,7 @@ std::string renderTuneReport(const TuneRun& run, const std::vector<std::string>&
                         ? fmt::format(" ({} MiB set, random positions)", run.setSizeBytes >> 20)
                         : "");
   md += "- score: sum(weight × median time per call) / sum(weight × length), " + unit +
-        "; the search ranks candidates by that figure divided by the Linux-like reference's, "
+        "; the search ranks candidates by that figure divided by the reference's (linux-v6.8), "
         "measured interleaved\n";
   md += fmt::format("- timer: {} ({}), overhead {:.0f} subtracted\n", run.timerUnit,
                     run.timerSource, run.timerOverhead);
@@ -70,22 +70,20 @@ std::string renderTuneReport(const TuneRun& run, const std::vector<std::string>&
   }
   const FinalistResult& w = run.finalists.front();
   md += fmt::format("\n## Winner\n\n`{}`\n\n**{}** on the profile ({:.4f} vs {:.4f} {}).\n\n",
-                    w.params.toString(), verdict(w, "linux-like"), w.scorePerByte,
+                    w.params.toString(), verdict(w, run.reference), w.scorePerByte,
                     w.baselinePerByte, unit);
-  md += fmt::format(
-      "| bytes | winner {} | linux-like {} | speedup [95% CI] |\n|---:|---:|---:|---|\n", unit,
-      unit);
+  md += fmt::format("| bytes | winner {} | {} {} | speedup [95% CI] |\n|---:|---:|---:|---|\n",
+                    unit, run.reference, unit);
   for (const auto& s : w.sizes) {
     md += fmt::format("| {} | {:.4f} | {:.4f} | {} |\n", s.size, s.perByte, s.baselinePerByte,
                       ci(s.speedup));
   }
+  md += fmt::format("\n## Finalists\n\nRe-measured together with `{}`, {} interleaved rounds.\n\n",
+                    run.reference, run.final.repeat);
   md += fmt::format(
-      "\n## Finalists\n\nRe-measured together with linux-like (`{}`), {} interleaved rounds.\n\n",
-      run.reference, run.final.repeat);
-  md += fmt::format(
-      "| rank | params | profile {} | speedup vs linux-like [95% CI] | search score "
+      "| rank | params | profile {} | speedup vs {} [95% CI] | search score "
       "|\n|---:|---|---:|---|---:|\n",
-      unit);
+      unit, run.reference);
   for (std::size_t i = 0; i < run.finalists.size(); ++i) {
     const auto& f = run.finalists[i];
     md += fmt::format("| {} | `{}` | {:.4f} | {} | {:.4f} |\n", i + 1, f.params.toString(),
@@ -112,9 +110,9 @@ std::string renderTuneReport(const TuneRun& run, const std::vector<std::string>&
   }
   if (!run.sweep.empty()) {
     md += fmt::format(
-        "\n## Across lengths ({} cache)\n\n| bytes | winner {} | linux-like {} | ratio "
+        "\n## Across lengths ({} cache)\n\n| bytes | winner {} | {} {} | ratio "
         "|\n|---:|---:|---:|---:|\n",
-        toString(run.cache), unit, unit);
+        toString(run.cache), unit, run.reference, unit);
     for (const auto& p : run.sweep) {
       md += fmt::format("| {} | {:.4f} | {:.4f} | {:.2f}x |\n", p.size, p.winnerPerByte,
                         p.baselinePerByte, p.baselinePerByte / p.winnerPerByte);
@@ -160,11 +158,11 @@ std::vector<std::string> drawPlots(const TuneRun& run, const std::string& dir, s
                           "2\nset xlabel 'buffer length (bytes)'\n"
                           "set ylabel '{}/byte (median, lower is better)'\nset logscale y\nset "
                           "grid\nset key top right\n"
-                          "set title 'winner vs linux-like, {} cache'\n"
+                          "set title 'winner vs {}, {} cache'\n"
                           "plot '{}' using 1:2 with linespoints title 'winner', '' using 1:3 with "
-                          "linespoints title 'linux-like'\n",
-                          (work / "sweep.svg").string(), run.timerUnit, toString(run.cache),
-                          (work / "sweep.dat").string()));
+                          "linespoints title '{}'\n",
+                          (work / "sweep.svg").string(), run.timerUnit, run.reference,
+                          toString(run.cache), (work / "sweep.dat").string(), run.reference));
   }
   std::map<std::string, std::ofstream> perFamily;
   std::string plot;
@@ -184,7 +182,7 @@ std::vector<std::string> drawPlots(const TuneRun& run, const std::string& dir, s
               fmt::format(
                   "set terminal svg size 800,480 dynamic\nset output '{}'\nset xlabel 'unroll "
                   "(8-byte words per iteration; chains offset within)'\n"
-                  "set ylabel 'score / linux-like (lower is better)'\nset grid\nset key top right\n"
+                  "set ylabel 'score / reference (lower is better)'\nset grid\nset key top right\n"
                   "set title 'every evaluation of the search'\nplot {}\n",
                   (work / "space.svg").string(), plot));
   }

@@ -22,9 +22,8 @@ std::vector<FinalistResult> remeasureFinalists(const std::vector<Evaluation>& fi
                                                Workload& workload, const FinalSettings& settings) {
   std::vector<Kernel> kernels;
   std::vector<TimedKernel> timed;
-  kernels.push_back(Jit::compile(linuxLikeParams()));
-  timed.push_back(
-      {kLinuxLikeName, kernels.back().canonical(), "baseline-linux", kernels.back().fn()});
+  const Baseline& reference = referenceBaseline();
+  timed.push_back({reference.name, "", reference.kind, reference.fn});
   for (const Evaluation& e : finalists) {
     kernels.push_back(Jit::compile(e.params));
     timed.push_back({e.params.toString(), e.params.toString(), "jit", kernels.back().fn()});
@@ -74,7 +73,7 @@ std::vector<FinalistResult> remeasureFinalists(const std::vector<Evaluation>& fi
 
 std::vector<SweepPoint> sweepLengths(const gen::Params& winner, Timer& timer, Workload& workload,
                                      int repeat) {
-  const Kernel baseline = Jit::compile(linuxLikeParams());
+  const Baseline& reference = referenceBaseline();
   const Kernel kernel = Jit::compile(winner);
   MeasureConfig config;
   for (int size : {40, 64, 128, 256, 576, 1024, 1500, 2048, 4096, 9000, 16384, 32768, 65536}) {
@@ -82,7 +81,7 @@ std::vector<SweepPoint> sweepLengths(const gen::Params& winner, Timer& timer, Wo
   }
   config.repeat = repeat;
   const auto samples = measureInterleaved(
-      {{kLinuxLikeName, "", "baseline-linux", baseline.fn()}, {"winner", "", "jit", kernel.fn()}},
+      {{reference.name, "", reference.kind, reference.fn}, {"winner", "", "jit", kernel.fn()}},
       config, timer, workload);
   std::vector<SweepPoint> points;
   for (std::size_t i = 0; i < config.sizes.size(); ++i) {

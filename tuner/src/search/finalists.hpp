@@ -1,5 +1,5 @@
 // The end of a search, measured: the best few candidates again, longer, interleaved with the
-// Linux-like baseline (speedup with a confidence interval, or plainly not significantly
+// reference, linux-v6.8 (speedup with a confidence interval, or plainly not significantly
 // faster), and the winner across lengths.
 #pragma once
 

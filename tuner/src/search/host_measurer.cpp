@@ -19,7 +19,7 @@ HostMeasurer::HostMeasurer(const Profile& profile, Timer& timer, Workload& workl
       settings_(settings),
       final_(final),
       note_(std::move(note)),
-      reference_(Jit::compile(linuxLikeParams())),
+      reference_(referenceBaseline().fn),
       fixture_(settings.seed),
       guard_(settings.noiseTolerance, settings.maxRetries) {}
 
@@ -64,7 +64,7 @@ double HostMeasurer::timeOnce(KernelFn candidate, Evaluation& e) {
   config.targetBatchTicks = settings_.targetBatchTicks;
   config.warmupBatches = 2;
   const auto samples = measureInterleaved(
-      {{"reference", "", "baseline-linux", reference_.fn()}, {"candidate", "", "jit", candidate}},
+      {{"reference", "", "baseline-linux", reference_}, {"candidate", "", "jit", candidate}},
       config, timer_, workload_);
   std::vector<double> reference, measured;
   for (std::size_t i = 0; i < config.sizes.size(); ++i) {

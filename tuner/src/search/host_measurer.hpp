@@ -1,5 +1,5 @@
 // Measures on this CPU: refuse what the CPU cannot run, verify (quick plan) what it can, and
-// time the correct ones interleaved with the reference kernel (the Linux-like loop), so the
+// time the correct ones interleaved with the reference kernel (linux-v6.8), so the
 // score is a ratio that machine-wide drift cancels out of. One noise guard watches the
 // reference through the search and the finalists.
 #pragma once
@@ -37,7 +37,7 @@ class HostMeasurer : public TuneMeasurer {
   HostMeasureSettings settings_;
   FinalSettings final_;
   std::function<void(const std::string&)> note_;
-  Kernel reference_;
+  KernelFn reference_;
   VerifyFixture fixture_;
   NoiseGuard guard_;
 };

@@ -46,6 +46,10 @@ VerifyPlan fullPlan(std::uint64_t seed);
 // alignment and once against the trailing guard page.
 VerifyPlan quickPlan(int blockBytes, std::uint64_t seed);
 
+// The plan without its negative lengths: for Linux's own code, which is called with
+// len >= 0 only.
+VerifyPlan withoutNegativeLengths(VerifyPlan plan);
+
 // Three guarded regions (random, all-0xff, all-0x00) with their prefix references. Read-only
 // once built: one fixture can serve many kernels and threads.
 class VerifyFixture {
