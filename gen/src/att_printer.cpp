@@ -85,6 +85,7 @@ const std::map<InstId, Form>& vocabulary() {
       {x86::Inst::kIdAdc, Form::RegReg},
       {x86::Inst::kIdSub, Form::RegReg},
       {x86::Inst::kIdXor, Form::RegReg},
+      {x86::Inst::kIdAnd, Form::RegReg},
       {x86::Inst::kIdCmp, Form::RegReg},
       {x86::Inst::kIdMov, Form::RegReg},
       {x86::Inst::kIdTest, Form::Plain},
@@ -109,6 +110,8 @@ const std::map<InstId, Form>& vocabulary() {
       {x86::Inst::kIdRet, Form::Return},
       {x86::Inst::kIdShl, Form::Plain},
       {x86::Inst::kIdDec, Form::Plain},
+      {x86::Inst::kIdNeg, Form::Plain},
+      {x86::Inst::kIdJne, Form::Jump},
       // SIMD families: operands print in AT&T order, sizes come from the registers.
       {x86::Inst::kIdVpxor, Form::Plain},
       {x86::Inst::kIdVpxorq, Form::Plain},

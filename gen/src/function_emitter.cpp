@@ -125,12 +125,9 @@ void emitWordTail(EmitContext& ctx, int words) {
   }
 }
 
-// The remainder below `topBytes * 2`, tested bit by bit from `topBytes` down.
-void emitTails(EmitContext& ctx, int topBytes, const Gp& scratch) {
+// The remainder below `topBytes * 2` in whole words, tested bit by bit from `topBytes` down.
+void emitWordTails(EmitContext& ctx, int topBytes) {
   const Gp remaining32 = ctx.regs.remaining.r32();
-  const Gp& buffer = ctx.regs.buffer;
-  const Gp& acc0 = ctx.regs.accumulators.front();
-
   for (int bytes = topBytes; bytes >= 8; bytes /= 2) {
     Label skip = ctx.b.newLabel();
     ctx.b.test(remaining32, bytes);
@@ -139,11 +136,16 @@ void emitTails(EmitContext& ctx, int topBytes, const Gp& scratch) {
     // encode a short jump that does not reach, so this cannot go wrong silently.)
     ctx.b.short_().jz(skip);
     emitWordTail(ctx, bytes / 8);
-    ctx.b.add(buffer, bytes);
+    ctx.b.add(ctx.regs.buffer, bytes);
     ctx.b.bind(skip);
   }
+}
 
-  // The last 0..7 bytes: zero-extending loads of exactly 4, 2, 1 bytes.
+// The last 0..7 bytes as a ladder: zero-extending loads of exactly 4, 2, 1 bytes.
+void emitByteLadder(EmitContext& ctx, const Gp& scratch) {
+  const Gp remaining32 = ctx.regs.remaining.r32();
+  const Gp& buffer = ctx.regs.buffer;
+  const Gp& acc0 = ctx.regs.accumulators.front();
   struct Piece {
     int bytes;
     Mem at;
@@ -165,17 +167,104 @@ void emitTails(EmitContext& ctx, int topBytes, const Gp& scratch) {
   }
 }
 
-// The second accumulator into rax, then 64 -> 32 bits with end-around carry. The byte count
-// is dead by now and serves as the temporary (a caller-saved register on every path).
-void emitFold(EmitContext& ctx) {
+// The last 0..7 bytes as the 8 bytes that end at buf + len, shifted right past the bytes
+// already summed: one load, no branch on the bits. Needs len >= 8 (the frame sends shorter
+// buffers to the tiny path) and rcx free (the second accumulator is folded first): the shift
+// count must be in cl. The byte count register takes the loaded word.
+void emitOverlapTail(EmitContext& ctx) {
+  const Gp& buffer = ctx.regs.buffer;
+  const Gp& acc0 = ctx.regs.accumulators.front();
+  const Gp& word = ctx.regs.remaining;
+  Label done = ctx.b.newLabel();
+  ctx.b.mov(ecx, word.r32());
+  ctx.b.and_(ecx, 7);
+  ctx.b.short_().jz(done);
+  ctx.b.add(buffer, rcx);
+  ctx.b.mov(word, qword_ptr(buffer, -8));
+  ctx.b.neg(ecx);
+  ctx.b.shl(ecx, 3);  // -8 * rest: shr counts mod 64, so it shifts by 64 - 8 * rest
+  ctx.b.shr(word, cl);
+  ctx.b.add(acc0, word);
+  ctx.b.adc(acc0, 0);
+  ctx.b.bind(done);
+}
+
+// The second accumulator into rax.
+void emitFoldSecond(EmitContext& ctx) {
   const auto& regs = ctx.regs;
-  const Gp& acc0 = regs.accumulators.front();
-  const Gp& temp = regs.remaining;
-  if (regs.accumulators.size() > 1) emitAddChain(ctx, acc0, {regs.accumulators[1]});
+  if (regs.accumulators.size() > 1) emitAddChain(ctx, regs.accumulators.front(), {regs.accumulators[1]});
+}
+
+// 64 -> 32 bits with end-around carry. The byte count is dead by now and serves as the
+// temporary (a caller-saved register on every path).
+void emitFold64(EmitContext& ctx) {
+  const Gp& acc0 = ctx.regs.accumulators.front();
+  const Gp& temp = ctx.regs.remaining;
   ctx.b.mov(temp, acc0);
   ctx.b.shr(temp, 32);
   ctx.b.add(acc0.r32(), temp.r32());
   ctx.b.adc(acc0.r32(), 0);
+}
+
+// Everything below `topBytes * 2` left at the pointer, then the fold into eax.
+// `skipTo` (when valid) is bound where a caller that has no bytes left may jump in.
+void emitTailsAndFold(EmitContext& ctx, int topBytes, const Gp& scratch, const Label* skipTo) {
+  emitWordTails(ctx, topBytes);
+  if (ctx.params.tail == Tail::Ladder) {
+    emitByteLadder(ctx, scratch);
+    if (skipTo) ctx.b.bind(*skipTo);
+    emitFoldSecond(ctx);
+  } else {
+    emitFoldSecond(ctx);
+    emitOverlapTail(ctx);
+    if (skipTo) ctx.b.bind(*skipTo);
+  }
+  emitFold64(ctx);
+}
+
+// sum=last: the initial sum (still in edx) into the folded 32-bit result.
+void emitAddSumLast(EmitContext& ctx) {
+  ctx.b.add(eax, edx);
+  ctx.b.adc(eax, 0);
+}
+
+// `words` words from `disp` on: into `acc` when it holds the sum (an add...adc $0 block), or
+// starting `acc` from the first word (mov, then add...adc $0).
+void emitChain(EmitContext& ctx, const Gp& acc, int disp, int words, bool accHoldsSum) {
+  if (accHoldsSum) return emitAddAdcBlock(ctx, acc, disp, words);
+  ctx.b.mov(acc, ctx.qword(disp));
+  if (words > 1) emitAddAdcBlock(ctx, acc, disp + 8, words - 1);
+}
+
+// exact=N: one compare at entry; a buffer of exactly N bytes takes straight-line code (words
+// on one add/adc chain, or two when there are more than five, the last N mod 8 bytes as the
+// shifted 8 bytes that end at buf + N) and returns.
+void emitExactPath(EmitContext& ctx, const Label& general) {
+  const int n = ctx.params.exact;
+  const int words = n / 8, rest = n % 8;
+  const bool sumFirst = ctx.params.sum == SumEntry::First;
+  ctx.b.cmp(esi, n);
+  ctx.b.jne(general);
+  if (words <= 5) {
+    emitChain(ctx, rax, 0, words, sumFirst);
+  } else {
+    const int first = (words + 1) / 2;
+    emitChain(ctx, rax, 0, first, sumFirst);
+    emitChain(ctx, rcx, 8 * first, words - first, false);
+    emitAddChain(ctx, rax, {rcx});
+  }
+  if (rest) {
+    // sum=last keeps the sum in edx: the word goes to r8 then.
+    const Gp word = sumFirst ? rdx : r8;
+    ctx.b.mov(word, ctx.qword(n - 8));
+    ctx.b.shr(word, 64 - 8 * rest);
+    ctx.b.add(rax, word);
+    ctx.b.adc(rax, 0);
+  }
+  emitFold64(ctx);
+  if (!sumFirst) emitAddSumLast(ctx);
+  ctx.b.ret();
+  ctx.b.bind(general);
 }
 
 }  // namespace
@@ -194,31 +283,47 @@ void emitAddAdcBlock(EmitContext& ctx, const Gp& acc, int disp, int words) {
 void emitFunction(EmitContext& ctx) {
   const auto& regs = ctx.regs;
   const Gp& acc0 = regs.accumulators.front();
-  const int block = ctx.params.blockBytes();
-  // Buffers under 64 bytes skip the wide loop's remainder tests, pushes and pops: with a
-  // block above 64 bytes they take their own path through the 32..1-byte tails.
-  const bool shortPath = block > 64;
+  // Buffers under the short bound (64 bytes by default) skip the wide loop's remainder
+  // tests, pushes and pops when the block is larger: they take their own path through the
+  // tails below the bound.
+  const bool shortPath = ctx.params.hasShortPath();
+  // With the overlapping tail, buffers under 8 bytes (which have no 8 bytes to load) take a
+  // tiny path of their own: the 4-2-1 ladder.
+  const bool tinyPath = ctx.params.tail == Tail::Overlap;
+  // sum=last: the short, tiny and exact paths start from zero and add the sum (kept in edx)
+  // to the folded result; their scratch register is then r8 (caller-saved, never pushed).
+  const bool sumFirst = ctx.params.sum == SumEntry::First;
+  const Gp shortScratch = sumFirst ? rdx : r8;
   Label returnSum = ctx.b.newLabel();
   Label shortBuffer = ctx.b.newLabel();
+  Label tinyBuffer = ctx.b.newLabel();
 
-  ctx.b.mov(acc0.r32(), edx);  // acc0 = sum, zero-extended
+  if (sumFirst) ctx.b.mov(acc0.r32(), edx);  // acc0 = sum, zero-extended
+  if (ctx.params.exact) emitExactPath(ctx, ctx.b.newLabel());
+  const bool lean = shortPath && ctx.params.entry == Entry::Lean;
+  if (lean) {
+    ctx.b.cmp(esi, ctx.params.shortBelow);
+    ctx.b.jb(shortBuffer);
+  }
   ctx.b.test(esi, esi);
   ctx.b.jle(returnSum);
   ctx.b.mov(esi, esi);  // len > 0: zero-extend it into the 64-bit byte count
   if (regs.accumulators.size() > 1) {
     ctx.b.xor_(regs.accumulators[1].r32(), regs.accumulators[1].r32());
   }
-  if (shortPath) {
-    ctx.b.cmp(esi, 64);
+  if (shortPath && !lean) {
+    ctx.b.cmp(esi, ctx.params.shortBelow);
     ctx.b.jb(shortBuffer);
+  } else if (!shortPath && tinyPath) {
+    ctx.b.cmp(esi, 8);
+    ctx.b.jb(tinyBuffer);
   }
+  if (!sumFirst) ctx.b.mov(acc0.r32(), edx);  // long buffers start from the sum
   for (const Gp& reg : regs.calleeSaved) ctx.b.push(reg);
 
   emitMainLoop(ctx);
   const Label folding = ctx.skipScalarTails();
-  emitTails(ctx, ctx.family.scalarTailTop(ctx.params), regs.scratch);
-  ctx.b.bind(folding);
-  emitFold(ctx);
+  emitTailsAndFold(ctx, ctx.family.scalarTailTop(ctx.params), regs.scratch, &folding);
   for (auto it = regs.calleeSaved.rbegin(); it != regs.calleeSaved.rend(); ++it) ctx.b.pop(*it);
   ctx.b.ret();
 
@@ -226,11 +331,30 @@ void emitFunction(EmitContext& ctx) {
     // Only rax and rcx (the first two accumulators) and rdx (never one of them) are used
     // here: all caller-saved, so nothing was pushed.
     ctx.b.bind(shortBuffer);
-    emitTails(ctx, 32, rdx);
-    emitFold(ctx);
+    // lean: 0 <= len < bound here, nothing zeroed yet (only the low bits of esi are read).
+    if (lean && regs.accumulators.size() > 1) {
+      ctx.b.xor_(regs.accumulators[1].r32(), regs.accumulators[1].r32());
+    }
+    if (!sumFirst) ctx.b.xor_(eax, eax);
+    if (tinyPath) {
+      ctx.b.cmp(esi, 8);
+      ctx.b.jb(tinyBuffer);
+    }
+    emitTailsAndFold(ctx, ctx.params.shortBelow / 2, shortScratch, nullptr);
+    if (!sumFirst) emitAddSumLast(ctx);
+    ctx.b.ret();
+  }
+  if (tinyPath) {
+    // 1..7 bytes: nothing pushed, the second accumulator still zero.
+    ctx.b.bind(tinyBuffer);
+    if (!sumFirst) ctx.b.xor_(eax, eax);
+    emitByteLadder(ctx, shortScratch);
+    emitFold64(ctx);
+    if (!sumFirst) emitAddSumLast(ctx);
     ctx.b.ret();
   }
   ctx.b.bind(returnSum);
+  if (!sumFirst) ctx.b.mov(eax, edx);
   ctx.b.ret();
 }
 }  // namespace csumtune::gen::detail

@@ -5,13 +5,18 @@
 #include <charconv>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace csumtune::gen {
 namespace {
 
 constexpr std::array<std::string_view, kHintCount> kHintNames{"t0", "t1", "t2", "nta"};
 constexpr std::array<std::string_view, 4> kFeatureNames{"ADX", "AVX2", "AVX512F", "AVX512_VNNI"};
-constexpr std::array<std::string_view, 5> kKeys{"carry", "chains", "unroll", "prefetch", "hint"};
+constexpr std::array<std::string_view, kTailCount> kTailNames{"ladder", "overlap"};
+constexpr std::array<std::string_view, kSumEntryCount> kSumNames{"first", "last"};
+constexpr std::array<std::string_view, kEntryCount> kEntryNames{"checked", "lean"};
+constexpr std::array<std::string_view, 10> kKeys{"carry", "chains", "unroll", "prefetch", "hint",
+                                                 "tail",  "sum",    "entry",  "exact",    "short"};
 
 // "a, b, c": the names a message lists as the accepted values.
 template <typename Names>
@@ -50,6 +55,27 @@ Carry parseCarry(std::string_view value) {
   throw ParamsError(fmt::format("carry={} is unknown (expected {})", value, listOf(carryNames())));
 }
 
+Tail parseTail(std::string_view value) {
+  for (std::size_t i = 0; i < kTailNames.size(); ++i) {
+    if (kTailNames[i] == value) return static_cast<Tail>(i);
+  }
+  throw ParamsError(fmt::format("tail={} is unknown (expected {})", value, listOf(kTailNames)));
+}
+
+SumEntry parseSum(std::string_view value) {
+  for (std::size_t i = 0; i < kSumNames.size(); ++i) {
+    if (kSumNames[i] == value) return static_cast<SumEntry>(i);
+  }
+  throw ParamsError(fmt::format("sum={} is unknown (expected {})", value, listOf(kSumNames)));
+}
+
+Entry parseEntry(std::string_view value) {
+  for (std::size_t i = 0; i < kEntryNames.size(); ++i) {
+    if (kEntryNames[i] == value) return static_cast<Entry>(i);
+  }
+  throw ParamsError(fmt::format("entry={} is unknown (expected {})", value, listOf(kEntryNames)));
+}
+
 Hint parseHint(std::string_view value) {
   for (std::size_t i = 0; i < kHintNames.size(); ++i) {
     if (kHintNames[i] == value) return static_cast<Hint>(i);
@@ -62,6 +88,15 @@ Hint parseHint(std::string_view value) {
 std::string_view toString(Carry carry) {
   return traitsOf(carry).name;
 }
+std::string_view toString(Tail tail) {
+  return kTailNames.at(static_cast<std::size_t>(tail));
+}
+std::string_view toString(SumEntry sum) {
+  return kSumNames.at(static_cast<std::size_t>(sum));
+}
+std::string_view toString(Entry entry) {
+  return kEntryNames.at(static_cast<std::size_t>(entry));
+}
 std::string_view toString(Hint hint) {
   return kHintNames.at(static_cast<std::size_t>(hint));
 }
@@ -71,8 +106,15 @@ std::string_view toString(CpuFeature feature) {
 }
 
 std::string Params::toString() const {
-  return fmt::format("carry={},chains={},unroll={},prefetch={},hint={}", gen::toString(carry),
-                     chains, unroll, prefetch, gen::toString(hint));
+  const Params defaults;
+  std::string text = fmt::format("carry={},chains={},unroll={},prefetch={},hint={}",
+                                 gen::toString(carry), chains, unroll, prefetch, gen::toString(hint));
+  if (tail != defaults.tail) text += fmt::format(",tail={}", gen::toString(tail));
+  if (sum != defaults.sum) text += fmt::format(",sum={}", gen::toString(sum));
+  if (entry != defaults.entry) text += fmt::format(",entry={}", gen::toString(entry));
+  if (exact != defaults.exact) text += fmt::format(",exact={}", exact);
+  if (shortBelow != defaults.shortBelow) text += fmt::format(",short={}", shortBelow);
+  return text;
 }
 
 Params parseParamsUnchecked(std::string_view text) {
@@ -113,6 +155,21 @@ Params parseParamsUnchecked(std::string_view text) {
       case 4:
         params.hint = parseHint(value);
         break;
+      case 5:
+        params.tail = parseTail(value);
+        break;
+      case 6:
+        params.sum = parseSum(value);
+        break;
+      case 7:
+        params.entry = parseEntry(value);
+        break;
+      case 8:
+        params.exact = parseInt(key, value);
+        break;
+      case 9:
+        params.shortBelow = parseInt(key, value);
+        break;
     }
   }
   return params;
@@ -121,6 +178,12 @@ Params parseParamsUnchecked(std::string_view text) {
 Params Params::canonical() const {
   Params out = *this;
   if (out.prefetch == 0) out.hint = Hint::T0;
+  // Every bound that makes no short path gives the same code: the default when it makes
+  // none for this block, else 0.
+  if (!out.hasShortPath()) {
+    out.shortBelow = out.blockBytes() <= Params{}.shortBelow ? 64 : 0;
+    out.entry = Entry::Checked;
+  }
   return out;
 }
 
@@ -150,6 +213,16 @@ std::string validationError(const Params& p) {
   if (p.prefetch < 0 || p.prefetch > L::kMaxPrefetch || p.prefetch % L::kPrefetchStep != 0) {
     return fmt::format("prefetch must be 0..{} in steps of {} (got {})", L::kMaxPrefetch,
                        L::kPrefetchStep, p.prefetch);
+  }
+  if (p.exact != 0 && (p.exact < L::kMinExact || p.exact > L::kMaxExact)) {
+    return fmt::format("exact must be 0 (none) or {}..{} (got {})", L::kMinExact, L::kMaxExact,
+                       p.exact);
+  }
+  const auto& bounds = L::kShortBounds;
+  if (p.shortBelow != 0 && std::find(std::begin(bounds), std::end(bounds), p.shortBelow) ==
+                               std::end(bounds)) {
+    return fmt::format("short must be 0 (none) or one of {} (got {})",
+                       fmt::join(std::begin(bounds), std::end(bounds), ", "), p.shortBelow);
   }
   return {};
 }
@@ -181,6 +254,35 @@ std::vector<Params> enumerateSpace(SpaceFilter filter) {
     }
   }
   return space;
+}
+
+std::vector<Params> frameVariants(const Params& loop, const std::vector<int>& exactLengths) {
+  std::vector<int> exacts{0};
+  for (int n : exactLengths) {
+    if (n >= ParamLimits::kMinExact && n <= ParamLimits::kMaxExact &&
+        std::find(exacts.begin(), exacts.end(), n) == exacts.end())
+      exacts.push_back(n);
+  }
+  std::vector<int> bounds{Params{}.shortBelow, 0};
+  for (int b : ParamLimits::kShortBounds)
+    if (std::find(bounds.begin(), bounds.end(), b) == bounds.end()) bounds.push_back(b);
+  std::vector<Params> out;
+  for (int t = 0; t < kTailCount * kSumEntryCount * kEntryCount; ++t) {
+    for (int exact : exacts) {
+      for (int bound : bounds) {
+        Params p = loop;
+        p.tail = static_cast<Tail>(t % kTailCount);
+        p.sum = static_cast<SumEntry>(t / kTailCount % kSumEntryCount);
+        p.entry = static_cast<Entry>(t / (kTailCount * kSumEntryCount));
+        p.exact = exact;
+        p.shortBelow = bound;
+        p = p.canonical();
+        if (validationError(p).empty() && std::find(out.begin(), out.end(), p) == out.end())
+          out.push_back(p);
+      }
+    }
+  }
+  return out;
 }
 
 }  // namespace csumtune::gen

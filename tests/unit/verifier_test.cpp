@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "measure/baselines.hpp"
 #include "verify/verify.hpp"
 
 namespace csumtune::tuner {
@@ -117,6 +118,18 @@ INSTANTIATE_TEST_SUITE_P(
 TEST_F(VerifierTest, TheProcessSurvivesAFaultAndKeepsChecking) {
   EXPECT_FALSE(verifyKernel(overReadsTail, *fixture_, quickPlan(8, 1)).ok());
   EXPECT_TRUE(verifyKernel(plainKernel, *fixture_, quickPlan(8, 1)).ok());
+}
+
+// The baselines every figure is compared with are proven like any kernel: linux-v6.8 over
+// Linux's domain (len >= 0), plain-c over the whole contract.
+TEST_F(VerifierTest, TheBaselinesPassTheFullPlan) {
+  for (const Baseline& b : builtinBaselines()) {
+    auto plan = fullPlan(5);
+    if (!b.acceptsNegativeLength) plan = withoutNegativeLengths(std::move(plan));
+    const auto outcome = verifyKernel(b.fn, *fixture_, plan);
+    EXPECT_TRUE(outcome.ok()) << b.name << ": " << outcome.failure.value_or("");
+  }
+  EXPECT_EQ(std::string(referenceBaseline().name), "linux-v6.8");
 }
 
 }  // namespace

@@ -27,6 +27,26 @@ enum class Carry : std::uint8_t {
 enum class Hint : std::uint8_t { T0, T1, T2, Nta };
 inline constexpr int kHintCount = 4;
 
+// How the last 1..7 bytes are summed: tested bit by bit with 4-, 2- and 1-byte loads
+// (`ladder`), or as the 8 bytes that end at buf + len shifted right (`overlap`: one load,
+// no branches on the bits; buffers under 8 bytes take a ladder of their own).
+enum class Tail : std::uint8_t { Ladder, Overlap };
+inline constexpr int kTailCount = 2;
+
+// Where the initial sum enters the short and exact paths: into the first addition (`first`,
+// as Linux does), or into the folded 32-bit result (`last`: the buffer's chain does not wait
+// for the sum, so a checksum that continues another one depends on it for two additions
+// only). Long buffers always start from the sum.
+enum class SumEntry : std::uint8_t { First, Last };
+inline constexpr int kSumEntryCount = 2;
+
+// The first test at entry: `len <= 0` (`checked`, then the short bound), or the short bound
+// as an unsigned compare (`lean`: 0 goes down the short path and reads nothing, a negative
+// length looks huge and meets the len <= 0 test on the long path), which saves the short
+// path two instructions. Only frames with a short path differ.
+enum class Entry : std::uint8_t { Checked, Lean };
+inline constexpr int kEntryCount = 2;
+
 // CPU features a kernel may need; the runtime checks them against the host before it
 // runs anything.
 enum class CpuFeature : std::uint8_t { Adx, Avx2, Avx512F, Avx512Vnni };
@@ -62,6 +82,11 @@ struct ParamLimits {
   static constexpr int kMaxUnroll = 32;
   static constexpr int kMaxPrefetch = 4096;
   static constexpr int kPrefetchStep = 64;
+  // exact=N: 0 (none) or kMinExact..kMaxExact.
+  static constexpr int kMinExact = 8;
+  static constexpr int kMaxExact = 256;
+  // short=N: the short path's bound, 0 (none) or one of these.
+  static constexpr int kShortBounds[] = {64, 128, 256};
 };
 
 struct Params {
@@ -70,17 +95,32 @@ struct Params {
   int unroll = 16;
   int prefetch = 0;  // bytes ahead of the load pointer; 0 = no prefetch
   Hint hint = Hint::T0;
+  // The short path (keys added after the first five; their defaults give the kernels that
+  // existed before them, byte for byte).
+  Tail tail = Tail::Ladder;
+  SumEntry sum = SumEntry::First;
+  Entry entry = Entry::Checked;
+  int exact = 0;       // a length with a straight-line path of its own (0 = none)
+  int shortBelow = 64;  // key `short`: buffers under it take the short path when the block
+                        // is larger (0 = no short path)
 
   // Bytes consumed by one iteration of the main loop.
   int blockBytes() const { return unroll * traitsOf(carry).unitBytes; }
 
-  std::string toString() const;  // canonical: every key, fixed order
+  // Canonical: the first five keys always, in their fixed order; the short-path keys after
+  // them only where they differ from their defaults, so every string printed before they
+  // existed is printed the same today.
+  std::string toString() const;
   bool operator==(const Params&) const = default;
 
   // The same kernel with equal parameters made equal: without prefetch the hint emits
-  // nothing, so it is set to t0. Two Params give the same code exactly when their
-  // canonical() forms are equal.
+  // nothing, so it is set to t0; a short bound the block does not exceed makes no short
+  // path, so it is set to 64 (the default) — unless that would make one. Two Params give the
+  // same code exactly when their canonical() forms are equal.
   Params canonical() const;
+
+  // Whether the frame has a short path: a bound, and a block above it.
+  bool hasShortPath() const { return shortBelow > 0 && blockBytes() > shortBelow; }
 };
 
 // Thrown for text that is not a well-formed parameter string, and for a parameter set
@@ -102,6 +142,10 @@ std::string validationError(const Params& params);
 // Throws ParamsError when validationError() is non-empty.
 void validate(const Params& params);
 
+std::string_view toString(Tail tail);
+std::string_view toString(SumEntry sum);
+std::string_view toString(Entry entry);
+
 // Features the CPU must have to run this kernel.
 std::vector<CpuFeature> requiredFeatures(const Params& params);
 
@@ -110,7 +154,13 @@ struct SpaceFilter {
   bool distinctCodeOnly = false;  // only canonical() Params: one per distinct kernel
 };
 
-// Every valid Params the generator can emit, in a stable order.
+// Every valid loop shape and prefetch setting (carry, chains, unroll, prefetch, hint) with the
+// default short path, in a stable order.
 std::vector<Params> enumerateSpace(SpaceFilter filter = {});
+
+// The short-path variants of `loop` (its first five keys kept): every tail, sum entry,
+// entry test and short bound, and exact paths for each of `exactLengths` (valid ones only) and none;
+// distinct kernels only, the default first.
+std::vector<Params> frameVariants(const Params& loop, const std::vector<int>& exactLengths);
 
 }  // namespace csumtune::gen
