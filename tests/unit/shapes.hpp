@@ -4,6 +4,7 @@
 // (callee-saved pushes included) appears.
 #pragma once
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
@@ -29,6 +30,49 @@ inline std::vector<gen::Params> representativeShapes() {
   std::vector<gen::Params> out;
   for (auto& entry : distinct) out.push_back(entry.second);
   return out;
+}
+
+// Lengths the frame variants get exact paths for: the shortest, a non-multiple of 8, the hot
+// 40, a whole cache line, and long ones with and without a remainder.
+inline const std::vector<int> kExactLengths{8, 13, 40, 64, 200, 255};
+
+// Every short-path variant (tail, sum entry, entry test, short bound, exact path) of three
+// loop shapes per carry family (the smallest block, one near 64 bytes, the largest), each
+// with a prefetch setting of its own: every path the frame can emit, in every family.
+inline std::vector<gen::Params> representativeFrames() {
+  std::vector<gen::Params> out;
+  int i = 0;
+  for (const gen::CarryTraits* traits : gen::allCarryTraits()) {
+    const int even = traits->needsEvenChains ? 2 : 1;
+    const int unit = traits->unitBytes;
+    const int mid = std::max(even, std::min(gen::ParamLimits::kMaxUnroll, 64 / unit / even * even));
+    for (auto [chains, unroll] : {std::pair{even, even}, std::pair{even, mid},
+                                  std::pair{2 * even, gen::ParamLimits::kMaxUnroll}}) {
+      gen::Params loop{traits->carry, chains, unroll, (i * 5 % 65) * 64,
+                       static_cast<gen::Hint>(i % gen::kHintCount)};
+      ++i;
+      if (!gen::validationError(loop).empty()) continue;
+      for (const gen::Params& p : gen::frameVariants(loop, kExactLengths)) {
+        if (!(p == p.canonical()) || std::find(out.begin(), out.end(), p) != out.end()) continue;
+        if (p.tail == gen::Tail::Ladder && p.sum == gen::SumEntry::First &&
+            p.entry == gen::Entry::Checked && p.exact == 0 && p.shortBelow == gen::Params{}.shortBelow)
+          continue;  // the default frame: representativeShapes() has it
+        out.push_back(p);
+      }
+    }
+  }
+  return out;
+}
+
+// A kernel with every short-path key at its default (the kernels that existed before them).
+inline bool hasDefaultFrame(const gen::Params& p) {
+  gen::Params loop = p;
+  loop.tail = {};
+  loop.sum = {};
+  loop.entry = {};
+  loop.exact = 0;
+  loop.shortBelow = gen::Params{}.shortBelow;
+  return loop.canonical() == p.canonical();
 }
 
 inline std::string shapeName(const gen::Params& p) {

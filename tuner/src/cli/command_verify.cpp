@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include <fmt/format.h>
@@ -23,6 +24,7 @@ struct VerifyOptions {
   bool all = false;
   bool quick = false;
   bool kernelSafe = false;
+  bool frames = false;
   unsigned threads = 0;
   std::uint64_t seed = 0x5eed;
 };
@@ -85,9 +87,27 @@ void verifyListed(const VerifyOptions& options) {
   }
 }
 
+// --frames: every short-path variant of every loop shape (each shape once, at a prefetch
+// setting of its own), with exact paths for a spread of lengths.
+std::vector<gen::Params> frameSpace(bool kernelSafe) {
+  static const std::vector<int> exactLengths{8, 13, 40, 64, 200, 255};
+  std::vector<gen::Params> out;
+  std::set<std::string> shapes;
+  for (const gen::Params& p : gen::enumerateSpace({kernelSafe, true})) {
+    const std::string shape = fmt::format("{}/{}/{}", gen::toString(p.carry), p.chains, p.unroll);
+    if (!shapes.insert(shape).second) continue;
+    gen::Params loop = p;
+    loop.prefetch = static_cast<int>((shapes.size() * 7) % 65) * gen::ParamLimits::kPrefetchStep;
+    loop.hint = static_cast<gen::Hint>(shapes.size() % gen::kHintCount);
+    for (const gen::Params& v : gen::frameVariants(loop, exactLengths)) out.push_back(v);
+  }
+  return out;
+}
+
 void verifyAll(const VerifyOptions& options) {
   const auto points = gen::enumerateSpace({options.kernelSafe, false}).size();
-  const auto space = gen::enumerateSpace({options.kernelSafe, true});
+  const auto space =
+      options.frames ? frameSpace(options.kernelSafe) : gen::enumerateSpace({options.kernelSafe, true});
   const tuner::VerifyFixture fixture(options.seed);
   Tally tally;
   std::atomic<std::size_t> next{0};
@@ -118,10 +138,15 @@ void verifyAll(const VerifyOptions& options) {
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   for (const auto& failure : tally.failures) fmt::print("{}\n", failure);
-  fmt::print(
-      "{} space: {} parameter points, {} distinct kernels (prefetch=0 is the same code for "
-      "every hint)\n",
-      options.kernelSafe ? "kernel-safe" : "full", points, space.size());
+  if (options.frames) {
+    fmt::print("{} space, every short-path variant of every loop shape: {} distinct kernels\n",
+               options.kernelSafe ? "kernel-safe" : "full", space.size());
+  } else {
+    fmt::print(
+        "{} space: {} parameter points, {} distinct kernels (prefetch=0 is the same code for "
+        "every hint)\n",
+        options.kernelSafe ? "kernel-safe" : "full", points, space.size());
+  }
   fmt::print("verified {} kernels ({} plan, {} calls) in {:.1f} s on {} threads: {} failed",
              space.size() - tally.skipped, options.quick ? "quick" : "full", tally.calls.load(),
              seconds, threads, tally.failures.size());
@@ -148,6 +173,9 @@ void addVerifyCommand(CLI::App& app) {
   params->excludes(all);
   cmd->add_flag("--quick", options->quick,
                 "Quick plan: every tail path and loop count, fewer alignments and lengths");
+  cmd->add_flag("--frames", options->frames,
+                "With --all: every short-path variant (tail, sum, entry, short, exact=8,13,40,"
+                "64,200,255) of every loop shape instead of every prefetch setting");
   cmd->add_flag("--kernel-safe", options->kernelSafe,
                 "With --all: only kernels that may run in the Linux kernel");
   cmd->add_option("--threads", options->threads, "Worker threads for --all (default: all CPUs)")
