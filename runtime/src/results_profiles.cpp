@@ -15,6 +15,11 @@ const std::vector<ProfileDefinition>& namedProfiles() {
        "the 2013 thread's lengths 1500, 9000, 65536 B, about equal bytes at each"},
       {"jumbo", {{9000, 1}}, "9000-byte jumbo frames"},
       {"bulk", {{65536, 1}}, "64 KiB buffers (GSO/GRO, storage)"},
+      {"kernel",
+       {{20, 4}, {40, 8}, {64, 2}, {536, 1}, {1448, 3}, {1460, 1}, {9000, 1}},
+       "what the kernel's csum_partial sums: 20-byte TCP and 40-byte IPv6 headers, 64 B, TCP "
+       "payloads of 536 (default MSS), 1448 (MTU 1500 with timestamps) and 1460 B, 9000 B "
+       "jumbo frames (the default of --kernel-safe)"},
   };
   return profiles;
 }
@@ -34,7 +39,9 @@ std::string profileSpec(const std::vector<ProfileEntry>& entries) {
 }
 
 std::string runFolderName(std::string_view profile, bool cold, bool kernelSafe) {
-  return fmt::format("{}{}{}", profile, cold ? "-cold" : "", kernelSafe ? "-kernel" : "");
+  // The kernel profile is kernel-safe by nature: "kernel", not "kernel-kernel".
+  const bool mark = kernelSafe && profile != "kernel";
+  return fmt::format("{}{}{}", profile, cold ? "-cold" : "", mark ? "-kernel" : "");
 }
 
 }  // namespace csumtune::results

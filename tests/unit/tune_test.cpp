@@ -63,7 +63,9 @@ TEST(Tune, FindsTheOptimumOfTheTableAndVerifiesIt) {
   const gen::Params best = gen::parseParams("carry=adc,chains=6,unroll=30");
   ReplayMeasurer replay(syntheticTable(best, true));
   TuneRun run = runFor(true, 1000000);
-  tune(run, replay, {});
+  TuneSettings settings;
+  settings.frameShapes = 0;
+  tune(run, replay, settings);
   ASSERT_EQ(run.end, TuneEnd::Complete) << run.failure;
   EXPECT_TRUE(run.complete());
   ASSERT_EQ(run.finalists.size(), 5u);
@@ -74,6 +76,34 @@ TEST(Tune, FindsTheOptimumOfTheTableAndVerifiesIt) {
   EXPECT_EQ(run.uniqueThisRun, SearchSpace(true).distinctKernels().size());
 }
 
+// The frame stage measures every short-path variant of the best loop shapes (exact paths for
+// the profile's lengths) on top of the budget, and a variant can win.
+TEST(Tune, TheFrameStageTriesShortPathsOfTheBestLoopShapes) {
+  const gen::Params loop = gen::parseParams("carry=adc,chains=6,unroll=30");
+  gen::Params best = loop;
+  best.exact = 40;
+  best.sum = gen::SumEntry::Last;
+  std::vector<Evaluation> table = syntheticTable(loop, true);
+  for (const gen::Params& v : gen::frameVariants(loop, {40, 576, 1500})) {
+    if (v == loop) continue;
+    Evaluation e = table.front();
+    e.params = v;
+    e.status = EvalStatus::Ok;
+    e.score = v == best ? 0.45 : 0.55;
+    table.push_back(e);
+  }
+  ReplayMeasurer replay(table);
+  const std::size_t space = SearchSpace(true).distinctKernels().size();
+  TuneRun run = runFor(true, space);
+  TuneSettings settings;
+  settings.frameShapes = 2;
+  tune(run, replay, settings);
+  ASSERT_EQ(run.end, TuneEnd::Complete) << run.failure;
+  EXPECT_EQ(run.finalists.front().params, best) << run.finalists.front().params.toString();
+  EXPECT_GT(run.uniqueThisRun, space) << "the frame stage comes on top of the budget";
+  EXPECT_NE(run.phases.back().find("frames:"), std::string::npos) << run.phases.back();
+}
+
 TEST(Tune, ASimdWinnerComesOutInGasStyleWhateverWasAsked) {
   const gen::Params best = gen::parseParams("carry=avx2,chains=2,unroll=8");
   ReplayMeasurer replay(syntheticTable(best, false));
@@ -81,6 +111,7 @@ TEST(Tune, ASimdWinnerComesOutInGasStyleWhateverWasAsked) {
   TuneSettings settings;
   settings.style = "kernel";
   settings.finalists = 2;
+  settings.frameShapes = 0;
   tune(run, replay, settings);
   ASSERT_EQ(run.end, TuneEnd::Complete) << run.failure;
   EXPECT_EQ(run.finalists.front().params, best);

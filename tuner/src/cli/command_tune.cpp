@@ -51,6 +51,7 @@ struct TuneOptions {
   std::uint64_t seed = 1;
   std::size_t stall = 0;
   std::size_t finalists = 5;
+  std::size_t frameShapes = 3;
   std::string style = "kernel";
   bool quiet = false;
   int cpu = -1;
@@ -79,7 +80,9 @@ tuner::Profile chooseProfile(const TuneOptions& o) {
     for (const auto& w : parseWeightedSizes(o.sizes)) entries.push_back({w.size, w.weight});
     return tuner::customProfile(entries);
   }
-  const std::string name = o.profile.empty() ? tuner::profileNames().front() : o.profile;
+  // The default: imix for user space, the kernel profile for kernel-safe tuning.
+  const std::string name =
+      !o.profile.empty() ? o.profile : o.kernelSafe ? "kernel" : tuner::profileNames().front();
   if (auto p = tuner::namedProfile(name)) return *p;
   std::string names;
   for (const auto& n : tuner::profileNames()) names += (names.empty() ? "" : ", ") + n;
@@ -167,6 +170,7 @@ int runTune(const TuneOptions& o) {
 
   tuner::TuneSettings settings;
   settings.finalists = o.finalists;
+  settings.frameShapes = o.frameShapes;
   settings.style = o.style;
   if (o.resume) settings.earlier = tuner::readEvaluationsForResume(dir + "/results.json", run);
   try {
@@ -273,7 +277,7 @@ void addTuneCommand(CLI::App& app, int& exitCode) {
   for (const auto& p : results::namedProfiles())
     profiles += fmt::format("\n  {:<6} {}", p.name, p.description);
   cmd->add_option("--profile", o->profile,
-                  profiles + "\n(default " + tuner::profileNames().front() + ")");
+                  profiles + "\n(default " + tuner::profileNames().front() + "; kernel with --kernel-safe)");
   cmd->add_option("--sizes", o->sizes, "Custom profile: LEN[:WEIGHT],... e.g. 40:7,1500:1");
   cmd->add_option("--cache", o->cache, "hot or cold")
       ->check(CLI::IsMember({"hot", "cold"}))
@@ -292,6 +296,11 @@ void addTuneCommand(CLI::App& app, int& exitCode) {
                   "Stop a carry family after N evaluations without improvement (0 = auto)");
   cmd->add_option("--finalists", o->finalists, "How many of the best to re-measure")
       ->check(CLI::Range(1, 50))
+      ->capture_default_str();
+  cmd->add_option("--frame-shapes", o->frameShapes,
+                  "After the search, try every short-path variant of this many of the best loop "
+                  "shapes (0 = keep the default short path)")
+      ->check(CLI::Range(0, 50))
       ->capture_default_str();
   cmd->add_option("--style", o->style, "winner.S style: kernel or gas")
       ->check(CLI::IsMember({"kernel", "gas"}))

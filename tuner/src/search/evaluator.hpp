@@ -92,6 +92,9 @@ class Evaluator {
   // this run's budget.
   void preload(const std::vector<Evaluation>& earlier);
 
+  // Allows `more` unique evaluations beyond the budget (a stage after the search proper).
+  void extendBudget(std::size_t more) { rules_.budget += more; }
+
   const std::vector<Evaluation>& evaluations() const { return evaluations_; }
   const Evaluation* best() const { return bestOf(evaluations_); }
   std::size_t uniqueThisRun() const { return uniqueThisRun_; }

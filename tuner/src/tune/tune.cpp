@@ -1,8 +1,50 @@
 #include "tune/tune.hpp"
 
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "search/finalist_results.hpp"
 #include "search/space.hpp"
 
 namespace csumtune::tuner {
+namespace {
+
+// The loop shape (the first five keys) of a kernel, with the default short path.
+gen::Params loopOf(const gen::Params& p) {
+  return gen::Params{p.carry, p.chains, p.unroll, p.prefetch, p.hint}.canonical();
+}
+
+// The frame stage: the search ranked loop shapes with the default short path; here the best
+// `shapes` of them get every short-path variant, with exact paths for the profile's lengths.
+std::string searchFrames(const TuneRun& run, Evaluator& evaluator, std::size_t shapes) {
+  if (shapes == 0) return "frames: not searched";
+  std::vector<gen::Params> loops;
+  for (const Evaluation& e : topEvaluations(evaluator.evaluations(), evaluator.evaluations().size())) {
+    const gen::Params loop = loopOf(e.params);
+    if (std::find(loops.begin(), loops.end(), loop) == loops.end()) loops.push_back(loop);
+    if (loops.size() == shapes) break;
+  }
+  std::vector<int> lengths;
+  for (const auto& entry : run.profile.entries) lengths.push_back(entry.size);
+  std::vector<gen::Params> variants;
+  for (const gen::Params& loop : loops) {
+    for (const gen::Params& v : gen::frameVariants(loop, lengths)) variants.push_back(v);
+  }
+  const std::size_t before = evaluator.uniqueThisRun();
+  evaluator.extendBudget(variants.size());
+  evaluator.beginPhase(0, 0);
+  std::string how = "done";
+  try {
+    for (const gen::Params& v : variants) evaluator(v);
+  } catch (const SearchStopped& stop) {
+    how = stop.what();
+  }
+  return fmt::format("frames: {} short-path variants of the best {} loop shapes, {} measured; {}",
+                     variants.size(), loops.size(), evaluator.uniqueThisRun() - before, how);
+}
+
+}  // namespace
 
 void tune(TuneRun& run, TuneMeasurer& measurer, const TuneSettings& settings) {
   const SearchSpace space(run.kernelSafe);
@@ -10,11 +52,13 @@ void tune(TuneRun& run, TuneMeasurer& measurer, const TuneSettings& settings) {
                       settings.progress);
   evaluator.preload(settings.earlier);
   const SearchOutcome outcome = runSearch(space, evaluator, run.search);
+  run.phases = outcome.phases;
+  if (!(settings.interrupted && settings.interrupted->load()))
+    run.phases.push_back(searchFrames(run, evaluator, settings.frameShapes));
   run.evaluations = evaluator.evaluations();
   run.uniqueThisRun = evaluator.uniqueThisRun();
   run.revisits = evaluator.revisits();
   run.stoppedBecause = outcome.stoppedBecause;
-  run.phases = outcome.phases;
   auto finish = [&](TuneEnd end, std::string failure = {}) {
     run.end = end;
     run.failure = std::move(failure);

@@ -15,6 +15,10 @@ namespace csumtune::tuner {
 
 struct TuneSettings {
   std::size_t finalists = 5;
+  // The frame stage: every short-path variant (tail, sum entry, entry test, short bound,
+  // exact paths for the profile's lengths) of this many of the best loop shapes, measured
+  // after the search and on top of its budget (0 = none).
+  std::size_t frameShapes = 3;
   std::string style = "kernel";  // wanted winner.S style; a SIMD winner is always "gas"
   const std::atomic<bool>* interrupted = nullptr;
   std::vector<Evaluation> earlier;                 // --resume: known without measuring

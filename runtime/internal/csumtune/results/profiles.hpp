@@ -19,7 +19,8 @@ struct ProfileDefinition {
   std::string description;
 };
 
-// imix (the default), mtu, seed, jumbo, bulk: the order best() prefers them in.
+// imix (the default), mtu, seed, jumbo, bulk, kernel (the default with --kernel-safe): the
+// order best() prefers them in.
 const std::vector<ProfileDefinition>& namedProfiles();
 
 // Preference of a profile name: its place in namedProfiles(), or after all of them.
