@@ -122,6 +122,7 @@ void runBench(const BenchOptions& options) {
   setup.serialized = options.latency;
   setup.repeat = options.repeat;
   setup.sizes = config.sizes;
+  setup.clock = tuner::measureClockRates(*timer);
 
   const bool progress = isatty(STDERR_FILENO);
   auto samples = tuner::measureInterleaved(

@@ -184,6 +184,7 @@ int runTune(const TuneOptions& o) {
   run.timerUnit = timer->unit();
   run.timerSource = timer->source();
   run.timerOverhead = timer->overhead();
+  run.clock = tuner::measureClockRates(*timer);
   tuner::WorkloadConfig workloadConfig;
   workloadConfig.cache = run.cache;
   workloadConfig.setSizeBytes = static_cast<std::size_t>(o.setSizeMb) << 20;
@@ -197,11 +198,18 @@ int runTune(const TuneOptions& o) {
   }
   tuner::Workload workload(workloadConfig, longest);
   run.setSizeBytes = workload.setSize();
+  // The winner's sweep covers both cache states: a workload of the other one.
+  tuner::WorkloadConfig otherConfig = workloadConfig;
+  otherConfig.cache =
+      run.cache == tuner::CacheState::Hot ? tuner::CacheState::Cold : tuner::CacheState::Hot;
+  if (otherConfig.setSizeBytes < 2 * (longest + 128)) otherConfig.setSizeBytes = 256u << 20;
+  tuner::Workload otherWorkload(otherConfig, longest);
 
   tuner::HostMeasurer measurer(profile, *timer, workload, run.measure, run.final,
                                [&](const std::string& note) {
                                  if (!o.quiet) std::cerr << "csumtune: " << note << "\n";
-                               });
+                               },
+                               &otherWorkload);
   gInterrupted = false;
   auto previous = std::signal(SIGINT, onInterrupt);
   settings.interrupted = &gInterrupted;

@@ -54,6 +54,13 @@ BenchReport buildBenchReport(const BenchSetup& setup, const std::vector<KernelSa
   return report;
 }
 
+namespace {
+double bytesPerCycle(const BenchSetup& s, double unitsPerByte) {
+  const double cycles = unitsPerByte * s.clock.cyclesPerUnit;
+  return cycles > 0 ? 1 / cycles : 0;
+}
+}  // namespace
+
 std::string formatTable(const BenchReport& r) {
   const BenchSetup& s = r.setup;
   std::string out = fmt::format(
@@ -68,6 +75,11 @@ std::string formatTable(const BenchReport& r) {
       s.timerSource, s.timerOverhead, s.pinnedCpu);
   out += fmt::format("cpu: {} (family {:#x} model {:#x} stepping {})\n", s.cpu.brand, s.cpu.family,
                      s.cpu.model, s.cpu.stepping);
+  out += fmt::format(
+      "clock: TSC {:.3f} GHz, {:.3f} core cycles per {} (core {:.2f} GHz); bytes per core cycle "
+      "= 1 / ({}/byte x {:.3f})\n",
+      s.clock.tscHz / 1e9, s.clock.cyclesPerUnit, s.unit == "cycles" ? "cycle" : "tick",
+      s.clock.coreHz() / 1e9, s.unit, s.clock.cyclesPerUnit);
   for (const auto& w : s.warnings) out += "warning: " + w + "\n";
   out += "\n";
   for (std::size_t k = 0; k < r.kernels.size(); ++k) {
@@ -85,6 +97,16 @@ std::string formatTable(const BenchReport& r) {
       const Summary& f = k.sizes[i].perByte;
       out += fmt::format(" {:>22}", fmt::format("{:.4f} ±{:.4f} [{:.4f}]", f.median, f.mad, f.min));
     }
+    out += "\n";
+  }
+  out += fmt::format("\nmedian bytes per core cycle\n{:>7}", "bytes");
+  for (std::size_t k = 0; k < r.kernels.size(); ++k)
+    out += fmt::format(" {:>10}", fmt::format("K{}", k + 1));
+  out += "\n";
+  for (std::size_t i = 0; i < s.sizes.size(); ++i) {
+    out += fmt::format("{:>7}", s.sizes[i]);
+    for (const auto& k : r.kernels)
+      out += fmt::format(" {:>10.2f}", bytesPerCycle(s, k.sizes[i].perByte.median));
     out += "\n";
   }
   if (!r.comparisons.empty()) {
@@ -121,6 +143,10 @@ std::string formatJson(const BenchReport& r) {
       {"schema", kBenchSchema},
       {"generator_version", gen::kGeneratorVersion},
       {"unit", s.unit},
+      {"clock",
+       {{"tsc_hz", s.clock.tscHz},
+        {"core_cycles_per_unit", s.clock.cyclesPerUnit},
+        {"core_hz", s.clock.coreHz()}}},
       {"timer", {{"source", s.timerSource}, {"overhead", s.timerOverhead}}},
       {"cpu",
        {{"vendor", s.cpu.vendor},
@@ -148,6 +174,7 @@ std::string formatJson(const BenchReport& r) {
                        {"iterations", f.iterations},
                        {"samples", f.samples},
                        {"per_byte", summaryJson(f.perByte)},
+                       {"bytes_per_core_cycle", bytesPerCycle(s, f.perByte.median)},
                        {"per_call", summaryJson(f.perCall)}});
     }
     kernels.push_back({{"name", k.kernel.name},
@@ -174,14 +201,15 @@ std::string formatJson(const BenchReport& r) {
 std::string formatCsv(const BenchReport& r) {
   std::string out =
       "kernel,kind,size,unit,cache,set_size_bytes,iterations,samples,median_per_byte,min_per_byte,"
-      "mad_per_byte,iqr_per_byte,rsd_percent,median_per_call\n";
+      "mad_per_byte,iqr_per_byte,rsd_percent,median_per_call,bytes_per_core_cycle\n";
   for (const KernelFigures& k : r.kernels) {
     for (const SizeFigures& f : k.sizes) {
-      out += fmt::format("\"{}\",{},{},{},{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.3f},{:.2f}\n",
+      out += fmt::format("\"{}\",{},{},{},{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.3f},{:.2f},{:.3f}\n",
                          k.kernel.name, k.kernel.kind, f.size, r.setup.unit,
                          toString(r.setup.cache), r.setup.setSizeBytes, f.iterations, f.samples,
                          f.perByte.median, f.perByte.min, f.perByte.mad, f.perByte.iqr,
-                         f.perByte.rsdPercent, f.perCall.median);
+                         f.perByte.rsdPercent, f.perCall.median,
+                         bytesPerCycle(r.setup, f.perByte.median));
     }
   }
   return out;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "csumtune/cpu.hpp"
+#include "measure/clock_rates.hpp"
 #include "measure/harness.hpp"
 #include "measure/stats.hpp"
 
@@ -27,6 +28,7 @@ struct BenchSetup {
   bool serialized = false;
   int repeat = 0;
   std::vector<int> sizes;
+  ClockRates clock;  // what a timer unit is worth here (bytes per core cycle)
 };
 
 struct SizeFigures {

@@ -93,8 +93,10 @@ json toJson(const TuneRun& run) {
   json sweep = json::array();
   for (const auto& p : run.sweep) {
     sweep.push_back({{"size", p.size},
+                     {"cache", toString(p.cache)},
                      {"winner_per_byte", p.winnerPerByte},
-                     {"baseline_per_byte", p.baselinePerByte}});
+                     {"baseline_per_byte", p.baselinePerByte},
+                     {"time_ratio", p.ratio()}});
   }
   json j = {
       {"generator_version", gen::kGeneratorVersion},
@@ -131,6 +133,10 @@ json toJson(const TuneRun& run) {
         {"phases", run.phases}}},
       {"timer",
        {{"unit", run.timerUnit}, {"source", run.timerSource}, {"overhead", run.timerOverhead}}},
+      {"clock",
+       {{"tsc_hz", run.clock.tscHz},
+        {"core_cycles_per_unit", run.clock.cyclesPerUnit},
+        {"core_hz", run.clock.coreHz()}}},
       {"measure",
        {{"reference", run.reference},
         {"search_repeat", run.measure.repeat},

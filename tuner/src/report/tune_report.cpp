@@ -27,6 +27,50 @@ bool haveGnuplot() {
 
 }  // namespace
 
+namespace {
+
+// Winner / reference time at every swept length, hot and cold side by side; lengths where the
+// winner is slower are counted, listed and marked.
+std::string renderSweep(const TuneRun& run) {
+  std::map<int, std::map<CacheState, double>> ratios;
+  for (const auto& p : run.sweep) ratios[p.size][p.cache] = p.ratio();
+  std::string slowerHot, slowerCold;
+  std::size_t hotCount = 0, coldCount = 0;
+  double worstHot = 0, worstCold = 0;
+  for (const auto& [size, byCache] : ratios) {
+    for (const auto& [cache, ratio] : byCache) {
+      const bool hot = cache == CacheState::Hot;
+      (hot ? worstHot : worstCold) = std::max(hot ? worstHot : worstCold, ratio);
+      if (ratio > 1.0) {
+        (hot ? slowerHot : slowerCold) += fmt::format("{}{}", (hot ? hotCount : coldCount) ? ", " : "", size);
+        ++(hot ? hotCount : coldCount);
+      }
+    }
+  }
+  std::string md = fmt::format(
+      "\n## Across lengths\n\nTime of the winner / time of `{}`, both measured interleaved at "
+      "every length 1..256 and in steps to 64 KiB (median of 41 samples each; under 1.00 the "
+      "winner is faster). Slower hot at {} of {} lengths{}{}; cold at {}{}{}. Worst: {:.3f} "
+      "hot, {:.3f} cold.\n\n",
+      run.reference, hotCount, ratios.size(), hotCount ? ": " : "", slowerHot, coldCount,
+      coldCount ? ": " : "", slowerCold, worstHot, worstCold);
+  md += "<details><summary>every length</summary>\n\n| bytes | hot | cold |\n|---:|---:|---:|\n";
+  auto cell = [](const std::map<CacheState, double>& byCache, CacheState cache) {
+    const auto it = byCache.find(cache);
+    if (it == byCache.end()) return std::string("");
+    const double ratio = it->second;
+    return ratio > 1.0 ? fmt::format("**{:.3f} slower**", ratio) : fmt::format("{:.3f}", ratio);
+  };
+  for (const auto& [size, byCache] : ratios) {
+    md += fmt::format("| {} | {} | {} |\n", size, cell(byCache, CacheState::Hot),
+                      cell(byCache, CacheState::Cold));
+  }
+  md += "\n</details>\n";
+  return md;
+}
+
+}  // namespace
+
 std::string renderTuneReport(const TuneRun& run, const std::vector<std::string>& plots) {
   const std::string unit = run.timerUnit + "/byte";
   std::string md = fmt::format("# csumtune tuning report: {} ({} cache){}\n\n", run.profile.name,
@@ -72,11 +116,20 @@ std::string renderTuneReport(const TuneRun& run, const std::vector<std::string>&
   md += fmt::format("\n## Winner\n\n`{}`\n\n**{}** on the profile ({:.4f} vs {:.4f} {}).\n\n",
                     w.params.toString(), verdict(w, run.reference), w.scorePerByte,
                     w.baselinePerByte, unit);
-  md += fmt::format("| bytes | winner {} | {} {} | speedup [95% CI] |\n|---:|---:|---:|---|\n",
-                    unit, run.reference, unit);
+  md += fmt::format(
+      "Clock: TSC {:.3f} GHz, {:.3f} core cycles per timer unit (core {:.2f} GHz): bytes per "
+      "core cycle compare across hosts, timer units per byte only within one.\n\n"
+      "| bytes | winner {} | {} {} | speedup [95% CI] | winner B/cycle | {} B/cycle "
+      "|\n|---:|---:|---:|---|---:|---:|\n",
+      run.clock.tscHz / 1e9, run.clock.cyclesPerUnit, run.clock.coreHz() / 1e9, unit,
+      run.reference, unit, run.reference);
+  auto perCycle = [&](double perByte) {
+    return perByte * run.clock.cyclesPerUnit > 0 ? 1 / (perByte * run.clock.cyclesPerUnit) : 0;
+  };
   for (const auto& s : w.sizes) {
-    md += fmt::format("| {} | {:.4f} | {:.4f} | {} |\n", s.size, s.perByte, s.baselinePerByte,
-                      ci(s.speedup));
+    md += fmt::format("| {} | {:.4f} | {:.4f} | {} | {:.2f} | {:.2f} |\n", s.size, s.perByte,
+                      s.baselinePerByte, ci(s.speedup), perCycle(s.perByte),
+                      perCycle(s.baselinePerByte));
   }
   md += fmt::format("\n## Finalists\n\nRe-measured together with `{}`, {} interleaved rounds.\n\n",
                     run.reference, run.final.repeat);
@@ -108,16 +161,7 @@ std::string renderTuneReport(const TuneRun& run, const std::vector<std::string>&
     md += fmt::format("| {} | {} | `{}` | {:.4f} | {:.4f} |\n", carry, slot.second,
                       slot.first->params.toString(), slot.first->score, slot.first->scorePerByte);
   }
-  if (!run.sweep.empty()) {
-    md += fmt::format(
-        "\n## Across lengths ({} cache)\n\n| bytes | winner {} | {} {} | ratio "
-        "|\n|---:|---:|---:|---:|\n",
-        toString(run.cache), unit, run.reference, unit);
-    for (const auto& p : run.sweep) {
-      md += fmt::format("| {} | {:.4f} | {:.4f} | {:.2f}x |\n", p.size, p.winnerPerByte,
-                        p.baselinePerByte, p.baselinePerByte / p.winnerPerByte);
-    }
-  }
+  if (!run.sweep.empty()) md += renderSweep(run);
   for (const auto& plot : plots) md += fmt::format("\n![{}]({})\n", plot, plot);
   md += fmt::format(
       "\nThe winner as a kernel `.S`: `winner.S`. Regenerate: `csumtune emit --params {}`.\n",
@@ -149,20 +193,22 @@ std::vector<std::string> drawPlots(const TuneRun& run, const std::string& dir, s
     }
   };
   if (!run.sweep.empty()) {
-    std::ofstream data(work / "sweep.dat");
+    std::ofstream hot(work / "hot.dat"), cold(work / "cold.dat");
     for (const auto& p : run.sweep)
-      data << p.size << ' ' << p.winnerPerByte << ' ' << p.baselinePerByte << '\n';
-    data.close();
+      (p.cache == CacheState::Hot ? hot : cold) << p.size << ' ' << p.ratio() << '\n';
+    hot.close();
+    cold.close();
     runScript("sweep.svg",
-              fmt::format("set terminal svg size 800,480 dynamic\nset output '{}'\nset logscale x "
+              fmt::format("set terminal svg size 900,480 dynamic\nset output '{}'\nset logscale x "
                           "2\nset xlabel 'buffer length (bytes)'\n"
-                          "set ylabel '{}/byte (median, lower is better)'\nset logscale y\nset "
-                          "grid\nset key top right\n"
-                          "set title 'winner vs {}, {} cache'\n"
-                          "plot '{}' using 1:2 with linespoints title 'winner', '' using 1:3 with "
-                          "linespoints title '{}'\n",
-                          (work / "sweep.svg").string(), run.timerUnit, run.reference,
-                          toString(run.cache), (work / "sweep.dat").string(), run.reference));
+                          "set ylabel 'time, winner / {} (under 1: faster)'\nset grid\n"
+                          "set key top right\nset title 'winner / {} at every length 1..256 and "
+                          "up to 64 KiB'\nset arrow from graph 0, first 1 to graph 1, first 1 "
+                          "nohead dt 2\n"
+                          "plot '{}' using 1:2 with lines title 'hot', '{}' using 1:2 with lines "
+                          "title 'cold'\n",
+                          (work / "sweep.svg").string(), run.reference, run.reference,
+                          (work / "hot.dat").string(), (work / "cold.dat").string()));
   }
   std::map<std::string, std::ofstream> perFamily;
   std::string plot;

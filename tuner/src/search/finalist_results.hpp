@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "measure/stats.hpp"
+#include "measure/workload.hpp"
 #include "search/evaluator.hpp"
 
 namespace csumtune::tuner {
@@ -27,8 +28,11 @@ struct FinalistResult {
 
 struct SweepPoint {
   int size = 0;
+  CacheState cache = CacheState::Hot;
   double winnerPerByte = 0;
   double baselinePerByte = 0;
+  // Time ratio winner / reference: under 1 the winner is faster.
+  double ratio() const { return baselinePerByte > 0 ? winnerPerByte / baselinePerByte : 0; }
 };
 
 // The `count` best correct evaluations, best first.

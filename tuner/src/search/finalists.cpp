@@ -71,22 +71,31 @@ std::vector<FinalistResult> remeasureFinalists(const std::vector<Evaluation>& fi
   return results;
 }
 
+std::vector<int> sweepSizes() {
+  std::vector<int> sizes;
+  for (int size = 1; size <= 256; ++size) sizes.push_back(size);
+  for (int size : {384, 512, 576, 1024, 1500, 2048, 4096, 9000, 16384, 32768, 65536})
+    sizes.push_back(size);
+  return sizes;
+}
+
 std::vector<SweepPoint> sweepLengths(const gen::Params& winner, Timer& timer, Workload& workload,
                                      int repeat) {
   const Baseline& reference = referenceBaseline();
   const Kernel kernel = Jit::compile(winner);
   MeasureConfig config;
-  for (int size : {40, 64, 128, 256, 576, 1024, 1500, 2048, 4096, 9000, 16384, 32768, 65536}) {
+  for (int size : sweepSizes()) {
     if (static_cast<std::size_t>(size) <= workload.maxLength()) config.sizes.push_back(size);
   }
   config.repeat = repeat;
+  config.targetBatchTicks = 200000;
   const auto samples = measureInterleaved(
       {{reference.name, "", reference.kind, reference.fn}, {"winner", "", "jit", kernel.fn()}},
       config, timer, workload);
   std::vector<SweepPoint> points;
   for (std::size_t i = 0; i < config.sizes.size(); ++i) {
     const int size = config.sizes[i];
-    points.push_back({size, summarize(samples[1].sizes[i].perCall).median / size,
+    points.push_back({size, workload.config().cache, summarize(samples[1].sizes[i].perCall).median / size,
                       summarize(samples[0].sizes[i].perCall).median / size});
   }
   return points;

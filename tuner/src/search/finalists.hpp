@@ -17,7 +17,11 @@ std::vector<FinalistResult> remeasureFinalists(const std::vector<Evaluation>& fi
                                                const Profile& profile, Timer& timer,
                                                Workload& workload, const FinalSettings& settings);
 
-// Winner and baseline across lengths 40 B .. 64 KiB (for the report's plot).
+// The lengths the winner is compared with the reference at: every length 1..256 (the short
+// path's whole range and more), then steps to 64 KiB.
+std::vector<int> sweepSizes();
+
+// Winner and reference interleaved across sweepSizes() (those the workload can hold).
 std::vector<SweepPoint> sweepLengths(const gen::Params& winner, Timer& timer, Workload& workload,
                                      int repeat);
 

@@ -1,5 +1,6 @@
 #include "search/host_measurer.hpp"
 
+#include <algorithm>
 #include <chrono>
 
 #include <fmt/format.h>
@@ -12,10 +13,11 @@ namespace csumtune::tuner {
 
 HostMeasurer::HostMeasurer(const Profile& profile, Timer& timer, Workload& workload,
                            HostMeasureSettings settings, FinalSettings final,
-                           std::function<void(const std::string&)> note)
+                           std::function<void(const std::string&)> note, Workload* otherCache)
     : profile_(profile),
       timer_(timer),
       workload_(workload),
+      otherCache_(otherCache),
       settings_(settings),
       final_(final),
       note_(std::move(note)),
@@ -101,7 +103,18 @@ std::optional<std::string> HostMeasurer::failsFullPlan(const gen::Params& winner
 }
 
 std::vector<SweepPoint> HostMeasurer::sweep(const gen::Params& winner) {
-  return sweepLengths(winner, timer_, workload_, 101);
+  // Hot first, then cold, whichever the run was tuned for.
+  std::vector<Workload*> workloads{&workload_};
+  if (otherCache_) workloads.push_back(otherCache_);
+  std::sort(workloads.begin(), workloads.end(), [](const Workload* a, const Workload* b) {
+    return a->config().cache < b->config().cache;
+  });
+  std::vector<SweepPoint> points;
+  for (Workload* workload : workloads) {
+    auto part = sweepLengths(winner, timer_, *workload, 41);
+    points.insert(points.end(), part.begin(), part.end());
+  }
+  return points;
 }
 
 }  // namespace csumtune::tuner

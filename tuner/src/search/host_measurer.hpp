@@ -19,9 +19,10 @@ namespace csumtune::tuner {
 
 class HostMeasurer : public TuneMeasurer {
  public:
+  // `otherCache` (optional): a workload of the other cache state, for the winner's sweep.
   HostMeasurer(const Profile& profile, Timer& timer, Workload& workload,
                HostMeasureSettings settings, FinalSettings final,
-               std::function<void(const std::string&)> note = {});
+               std::function<void(const std::string&)> note = {}, Workload* otherCache = nullptr);
   Evaluation measure(const gen::Params& params) override;
   std::vector<FinalistResult> remeasureFinalists(const std::vector<Evaluation>& finalists) override;
   std::optional<std::string> failsFullPlan(const gen::Params& winner) override;
@@ -34,6 +35,7 @@ class HostMeasurer : public TuneMeasurer {
   const Profile& profile_;
   Timer& timer_;
   Workload& workload_;
+  Workload* otherCache_;
   HostMeasureSettings settings_;
   FinalSettings final_;
   std::function<void(const std::string&)> note_;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "csumtune/cpu.hpp"
+#include "measure/clock_rates.hpp"
 #include "measure/workload.hpp"
 #include "search/evaluator.hpp"
 #include "search/finalist_results.hpp"
@@ -38,6 +39,7 @@ struct TuneRun {
   double timeLimitSeconds = 0;
   std::string timerUnit, timerSource;
   double timerOverhead = 0;
+  ClockRates clock;  // TSC rate and core cycles per timer unit, measured at the start
   std::string reference;  // canonical params of the reference/baseline kernel
   HostMeasureSettings measure;
   FinalSettings final;
