@@ -116,7 +116,7 @@ void emitMainLoop(EmitContext& ctx) {
 // first two accumulators, the only ones a short buffer has).
 void emitWordTail(EmitContext& ctx, int words) {
   const auto& accs = ctx.regs.accumulators;
-  const int blocks = std::min({static_cast<int>(accs.size()), 2, words});
+  const int blocks = std::min({static_cast<int>(accs.size()), ctx.params.tailChains, words});
   int disp = 0;
   for (int i = 0; i < blocks; ++i) {
     const int count = words / blocks + (i < words % blocks ? 1 : 0);
@@ -208,14 +208,15 @@ void emitFold64(EmitContext& ctx) {
 
 // Everything below `topBytes * 2` left at the pointer, then the fold into eax.
 // `skipTo` (when valid) is bound where a caller that has no bytes left may jump in.
-void emitTailsAndFold(EmitContext& ctx, int topBytes, const Gp& scratch, const Label* skipTo) {
+void emitTailsAndFold(EmitContext& ctx, int topBytes, const Gp& scratch, const Label* skipTo,
+                      bool foldSecond) {
   emitWordTails(ctx, topBytes);
   if (ctx.params.tail == Tail::Ladder) {
     emitByteLadder(ctx, scratch);
     if (skipTo) ctx.b.bind(*skipTo);
-    emitFoldSecond(ctx);
+    if (foldSecond) emitFoldSecond(ctx);
   } else {
-    emitFoldSecond(ctx);
+    if (foldSecond) emitFoldSecond(ctx);
     emitOverlapTail(ctx);
     if (skipTo) ctx.b.bind(*skipTo);
   }
@@ -323,7 +324,7 @@ void emitFunction(EmitContext& ctx) {
 
   emitMainLoop(ctx);
   const Label folding = ctx.skipScalarTails();
-  emitTailsAndFold(ctx, ctx.family.scalarTailTop(ctx.params), regs.scratch, &folding);
+  emitTailsAndFold(ctx, ctx.family.scalarTailTop(ctx.params), regs.scratch, &folding, true);
   for (auto it = regs.calleeSaved.rbegin(); it != regs.calleeSaved.rend(); ++it) ctx.b.pop(*it);
   ctx.b.ret();
 
@@ -332,7 +333,9 @@ void emitFunction(EmitContext& ctx) {
     // here: all caller-saved, so nothing was pushed.
     ctx.b.bind(shortBuffer);
     // lean: 0 <= len < bound here, nothing zeroed yet (only the low bits of esi are read).
-    if (lean && regs.accumulators.size() > 1) {
+    // With one tail chain the second accumulator is never touched here.
+    const bool second = regs.accumulators.size() > 1 && ctx.params.tailChains == 2;
+    if (lean && second) {
       ctx.b.xor_(regs.accumulators[1].r32(), regs.accumulators[1].r32());
     }
     if (!sumFirst) ctx.b.xor_(eax, eax);
@@ -340,7 +343,7 @@ void emitFunction(EmitContext& ctx) {
       ctx.b.cmp(esi, 8);
       ctx.b.jb(tinyBuffer);
     }
-    emitTailsAndFold(ctx, ctx.params.shortBelow / 2, shortScratch, nullptr);
+    emitTailsAndFold(ctx, ctx.params.shortBelow / 2, shortScratch, nullptr, second);
     if (!sumFirst) emitAddSumLast(ctx);
     ctx.b.ret();
   }

@@ -15,8 +15,9 @@ constexpr std::array<std::string_view, 4> kFeatureNames{"ADX", "AVX2", "AVX512F"
 constexpr std::array<std::string_view, kTailCount> kTailNames{"ladder", "overlap"};
 constexpr std::array<std::string_view, kSumEntryCount> kSumNames{"first", "last"};
 constexpr std::array<std::string_view, kEntryCount> kEntryNames{"checked", "lean"};
-constexpr std::array<std::string_view, 10> kKeys{"carry", "chains", "unroll", "prefetch", "hint",
-                                                 "tail",  "sum",    "entry",  "exact",    "short"};
+constexpr std::array<std::string_view, 11> kKeys{
+    "carry", "chains", "unroll", "prefetch", "hint", "tail", "sum", "entry", "exact", "short",
+    "tailchains"};
 
 // "a, b, c": the names a message lists as the accepted values.
 template <typename Names>
@@ -114,6 +115,7 @@ std::string Params::toString() const {
   if (entry != defaults.entry) text += fmt::format(",entry={}", gen::toString(entry));
   if (exact != defaults.exact) text += fmt::format(",exact={}", exact);
   if (shortBelow != defaults.shortBelow) text += fmt::format(",short={}", shortBelow);
+  if (tailChains != defaults.tailChains) text += fmt::format(",tailchains={}", tailChains);
   return text;
 }
 
@@ -170,6 +172,9 @@ Params parseParamsUnchecked(std::string_view text) {
       case 9:
         params.shortBelow = parseInt(key, value);
         break;
+      case 10:
+        params.tailChains = parseInt(key, value);
+        break;
     }
   }
   return params;
@@ -180,6 +185,8 @@ Params Params::canonical() const {
   if (out.prefetch == 0) out.hint = Hint::T0;
   // Every bound that makes no short path gives the same code: the default when it makes
   // none for this block, else 0.
+  // A kernel with one accumulator has one tail chain whatever is asked.
+  if (!traitsOf(out.carry).isVector() && out.chains == 1) out.tailChains = Params{}.tailChains;
   if (!out.hasShortPath()) {
     out.shortBelow = out.blockBytes() <= Params{}.shortBelow ? 64 : 0;
     out.entry = Entry::Checked;
@@ -213,6 +220,9 @@ std::string validationError(const Params& p) {
   if (p.prefetch < 0 || p.prefetch > L::kMaxPrefetch || p.prefetch % L::kPrefetchStep != 0) {
     return fmt::format("prefetch must be 0..{} in steps of {} (got {})", L::kMaxPrefetch,
                        L::kPrefetchStep, p.prefetch);
+  }
+  if (p.tailChains != 1 && p.tailChains != 2) {
+    return fmt::format("tailchains must be 1 or 2 (got {})", p.tailChains);
   }
   if (p.exact != 0 && (p.exact < L::kMinExact || p.exact > L::kMaxExact)) {
     return fmt::format("exact must be 0 (none) or {}..{} (got {})", L::kMinExact, L::kMaxExact,
@@ -267,13 +277,14 @@ std::vector<Params> frameVariants(const Params& loop, const std::vector<int>& ex
   for (int b : ParamLimits::kShortBounds)
     if (std::find(bounds.begin(), bounds.end(), b) == bounds.end()) bounds.push_back(b);
   std::vector<Params> out;
-  for (int t = 0; t < kTailCount * kSumEntryCount * kEntryCount; ++t) {
+  for (int t = 0; t < kTailCount * kSumEntryCount * kEntryCount * 2; ++t) {
     for (int exact : exacts) {
       for (int bound : bounds) {
         Params p = loop;
         p.tail = static_cast<Tail>(t % kTailCount);
         p.sum = static_cast<SumEntry>(t / kTailCount % kSumEntryCount);
-        p.entry = static_cast<Entry>(t / (kTailCount * kSumEntryCount));
+        p.entry = static_cast<Entry>(t / (kTailCount * kSumEntryCount) % kEntryCount);
+        p.tailChains = 2 - t / (kTailCount * kSumEntryCount * kEntryCount);
         p.exact = exact;
         p.shortBelow = bound;
         p = p.canonical();

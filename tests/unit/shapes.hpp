@@ -36,6 +36,18 @@ inline std::vector<gen::Params> representativeShapes() {
 // 40, a whole cache line, and long ones with and without a remainder.
 inline const std::vector<int> kExactLengths{8, 13, 40, 64, 200, 255};
 
+// A kernel with every short-path key at its default (the kernels that existed before them).
+inline bool hasDefaultFrame(const gen::Params& p) {
+  gen::Params loop = p;
+  loop.tail = {};
+  loop.sum = {};
+  loop.entry = {};
+  loop.exact = 0;
+  loop.tailChains = gen::Params{}.tailChains;
+  loop.shortBelow = gen::Params{}.shortBelow;
+  return loop.canonical() == p.canonical();
+}
+
 // Every short-path variant (tail, sum entry, entry test, short bound, exact path) of three
 // loop shapes per carry family (the smallest block, one near 64 bytes, the largest), each
 // with a prefetch setting of its own: every path the frame can emit, in every family.
@@ -54,25 +66,12 @@ inline std::vector<gen::Params> representativeFrames() {
       if (!gen::validationError(loop).empty()) continue;
       for (const gen::Params& p : gen::frameVariants(loop, kExactLengths)) {
         if (!(p == p.canonical()) || std::find(out.begin(), out.end(), p) != out.end()) continue;
-        if (p.tail == gen::Tail::Ladder && p.sum == gen::SumEntry::First &&
-            p.entry == gen::Entry::Checked && p.exact == 0 && p.shortBelow == gen::Params{}.shortBelow)
-          continue;  // the default frame: representativeShapes() has it
+        if (hasDefaultFrame(p)) continue;  // representativeShapes() has it
         out.push_back(p);
       }
     }
   }
   return out;
-}
-
-// A kernel with every short-path key at its default (the kernels that existed before them).
-inline bool hasDefaultFrame(const gen::Params& p) {
-  gen::Params loop = p;
-  loop.tail = {};
-  loop.sum = {};
-  loop.entry = {};
-  loop.exact = 0;
-  loop.shortBelow = gen::Params{}.shortBelow;
-  return loop.canonical() == p.canonical();
 }
 
 inline std::string shapeName(const gen::Params& p) {

@@ -101,6 +101,9 @@ struct Params {
   SumEntry sum = SumEntry::First;
   Entry entry = Entry::Checked;
   int exact = 0;       // a length with a straight-line path of its own (0 = none)
+  // Accumulators the word tails spread over: 2 (independent chains) or 1 (one add/adc
+  // chain: fewer instructions, and a short path that never touches a second register).
+  int tailChains = 2;
   int shortBelow = 64;  // key `short`: buffers under it take the short path when the block
                         // is larger (0 = no short path)
 
@@ -159,7 +162,7 @@ struct SpaceFilter {
 std::vector<Params> enumerateSpace(SpaceFilter filter = {});
 
 // The short-path variants of `loop` (its first five keys kept): every tail, sum entry,
-// entry test and short bound, and exact paths for each of `exactLengths` (valid ones only) and none;
+// entry test, tail chain count and short bound, and exact paths for each of `exactLengths` (valid ones only) and none;
 // distinct kernels only, the default first.
 std::vector<Params> frameVariants(const Params& loop, const std::vector<int>& exactLengths);
 
