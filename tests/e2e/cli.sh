@@ -62,13 +62,15 @@ import json, sys
 d = json.load(sys.stdin)
 assert d["schema"] == "csumtune-bench/1"
 assert d["unit"] in ("cycles", "tsc-ticks")
-assert [k["name"] for k in d["kernels"]] == ["plain-c", "linux-v6.8", "linux-like", "carry=adc,chains=4,unroll=16,prefetch=0,hint=t0"]
+assert [k["name"] for k in d["kernels"]] == ["plain-c", "linux-v6.8", "linux-v5.17", "linux-like", "carry=adc,chains=4,unroll=16,prefetch=0,hint=t0"]
+assert d["clock"]["tsc_hz"] > 1e8 and d["clock"]["core_cycles_per_unit"] > 0
+assert all(r["bytes_per_core_cycle"] > 0 for k in d["kernels"] for r in k["results"])
 for k in d["kernels"]:
     assert [r["size"] for r in k["results"]] == [64, 1500]
     for r in k["results"]:
         assert r["samples"] == 5 and r["iterations"] >= 1
         assert 0 < r["per_byte"]["min"] <= r["per_byte"]["median"]
-assert len(d["comparisons"]) == 6 and all(c["baseline"] == "linux-v6.8" for c in d["comparisons"])
+assert len(d["comparisons"]) == 8 and all(c["baseline"] == "linux-v6.8" for c in d["comparisons"])
 assert d["workload"]["cache"] == "hot" and d["pinned_cpu"] >= 0
 '; then echo "ok:   bench --format json"; else echo "FAIL: bench --format json"; failures=$((failures + 1)); fi
 out=$("$CSUMTUNE" "${tiny[@]}" --format seed 2>/dev/null)
@@ -89,7 +91,7 @@ expect 2 "cannot replay" -- "$CSUMTUNE" tune --replay /nonexistent/results.json
 
 # A tiny real tune: files written, JSON of the documented schema, and --resume continues.
 work=$(mktemp -d)
-if "$CSUMTUNE" tune --sizes 64:3,1500:1 --budget 12 --finalists 2 --out "$work/run" --quiet >"$work/out" 2>&1 &&
+if "$CSUMTUNE" tune --sizes 64:3,1500:1 --budget 12 --frame-shapes 0 --finalists 2 --out "$work/run" --quiet >"$work/out" 2>&1 &&
    python3 - "$work/run/results.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -109,13 +111,25 @@ then
 else
   echo "FAIL: tiny tune: $(cat "$work/out")"; failures=$((failures + 1))
 fi
-if "$CSUMTUNE" tune --sizes 64:3,1500:1 --budget 5 --finalists 1 --out "$work/run" --resume --quiet >/dev/null 2>&1 &&
+if "$CSUMTUNE" tune --sizes 64:3,1500:1 --budget 5 --frame-shapes 0 --finalists 1 --out "$work/run" --resume --quiet >/dev/null 2>&1 &&
    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["evaluations"]) == 17, len(d["evaluations"]); assert sum(e["resumed"] for e in d["evaluations"]) == 12' "$work/run/results.json"; then
   echo "ok:   tune --resume keeps the earlier evaluations and adds new ones"
 else
   echo "FAIL: tune --resume"; failures=$((failures + 1))
 fi
 expect 2 "tuned for 64:3,1500:1" -- "$CSUMTUNE" tune --profile mtu --out "$work/run" --resume
+# The frame stage: short-path variants of the best loop shape, on top of the budget, with an
+# exact path for the profile's short length.
+if "$CSUMTUNE" tune --kernel-safe --sizes 40:1 --budget 4 --frame-shapes 1 --finalists 1 --out "$work/frames" --quiet >/dev/null 2>&1 &&
+   python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert len(d["evaluations"]) > 4 and d["search"]["phases"][-1].startswith("frames:")
+assert any("exact=40" in e["params"] for e in d["evaluations"])' "$work/frames/results.json"; then
+  echo "ok:   tune: the frame stage"
+else
+  echo "FAIL: tune: the frame stage"; failures=$((failures + 1))
+fi
 out=$("$CSUMTUNE" tune --replay "$work/run/results.json" --budget 10 --algorithm random 2>&1)
 [[ $out == *"algorithm=random"*"gap_percent="* ]] && echo "ok:   tune --replay" || { echo "FAIL: replay: $out"; failures=$((failures + 1)); }
 # Ctrl-C: the run stops after the current evaluation, saves its progress, exits 130.

@@ -27,29 +27,8 @@ if [[ -z $abi && $(id -u) -eq 0 ]]; then
   abi=$(kernel_abi)
 fi
 [[ -n $abi ]] || { log "cannot tell which kernel linux-image-amd64 depends on (apt lists missing?)"; exit 1; }
-needed=(qemu-system-x86 busybox-static cpio "linux-headers-$abi")
-missing=()
-for pkg in "${needed[@]}"; do
-  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
-done
-if [[ ${#missing[@]} -gt 0 ]]; then
-  if [[ $(id -u) -ne 0 ]]; then
-    # In CI (CSUMTUNE_CI=1, set by .ci/run, which runs as root) a skip would hide a broken
-    # kernel proof: it is a failure there.
-    if [[ ${CSUMTUNE_CI:-0} == 1 ]]; then
-      log "FAIL: needs ${missing[*]} and cannot install them (not root) in CI"
-      exit 1
-    fi
-    log "SKIP: needs ${missing[*]} (run as root to install them)"
-    exit 77
-  fi
-  log "installing ${missing[*]}"
-  if ! DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null 2>&1; then
-    DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null 2>&1
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null ||
-      { log "apt-get install ${missing[*]} failed"; exit 1; }
-  fi
-fi
+source "$(dirname "$0")/packages.sh"
+ensure_packages kernel-module qemu-system-x86 busybox-static cpio "linux-headers-$abi"
 # The image itself is only unpacked, never installed: the host's boot setup stays untouched.
 vmlinuz="$CACHE/$abi/boot/vmlinuz-$abi"
 if [[ ! -f $vmlinuz ]]; then

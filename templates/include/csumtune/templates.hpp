@@ -17,4 +17,14 @@ std::string_view kbuild();
 std::string_view makefile();
 std::string_view harness();
 
+// Stand-in kernel headers (templates/kernel-stubs/) that let a tree's own
+// arch/x86/lib/csum-partial_64.c build for user space: <linux/compiler.h>, <linux/export.h>,
+// <linux/types.h>, <linux/bitops.h>, <asm/checksum.h>, <asm/word-at-a-time.h>.
+std::string_view stub_linux_compiler();
+std::string_view stub_linux_export();
+std::string_view stub_linux_types();
+std::string_view stub_linux_bitops();
+std::string_view stub_asm_checksum();
+std::string_view stub_asm_word_at_a_time();
+
 }  // namespace csumtune::templates

@@ -8,6 +8,7 @@
 
 #include "atomic_file.hpp"
 #include "commands.hpp"
+#include "verify/verify.hpp"
 
 namespace csumtune::cli {
 
@@ -32,6 +33,26 @@ void writeOutput(const std::string& path, std::string_view content, bool binary)
     tuner::writeFileAtomically(path, content);
   } catch (const tuner::FileError& e) {
     throw UsageError(e.what());
+  }
+}
+
+void verifySourceBaseline(const tuner::SourceBaseline& source, std::uint64_t seed, bool quiet) {
+  constexpr int kSlack = tuner::SourceBaseline::kReadsPastEnd + 1;
+  if (!quiet) {
+    std::fprintf(stderr,
+                 "csumtune: note: %s (%s) is verified over len >= 0 with %d readable bytes after "
+                 "each buffer: its tail load (load_unaligned_zeropad) may read up to %d bytes "
+                 "past the end, which only the kernel's exception fixup makes safe\n",
+                 source.name().c_str(), source.path().c_str(), kSlack,
+                 tuner::SourceBaseline::kReadsPastEnd);
+  }
+  const tuner::VerifyFixture fixture(seed);
+  const auto plan =
+      tuner::withTrailingSlack(tuner::withoutNegativeLengths(tuner::fullPlan(seed)), kSlack);
+  const auto outcome = tuner::verifyKernel(source.fn(), fixture, plan);
+  if (!outcome.ok()) {
+    throw CheckFailed(fmt::format("{} ({}) is wrong, not timing it: {}", source.name(),
+                                  source.path(), *outcome.failure));
   }
 }
 

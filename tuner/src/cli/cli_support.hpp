@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "csumtune/gen/params.hpp"
+#include "measure/kernel_source.hpp"
 
 namespace csumtune::cli {
 
@@ -14,5 +15,10 @@ gen::Params parseParamsOption(const std::string& text);
 // Writes to standard output (path empty or "-") or atomically to a file; UsageError when the
 // file cannot be written, and when binary data would go to a terminal.
 void writeOutput(const std::string& path, std::string_view content, bool binary = false);
+
+// Proves a tree's own file before it is timed: the full plan over Linux's domain (len >= 0),
+// with readable bytes after each buffer for its zero-padding tail load (said on stderr unless
+// quiet). CheckFailed when it is wrong.
+void verifySourceBaseline(const tuner::SourceBaseline& source, std::uint64_t seed, bool quiet);
 
 }  // namespace csumtune::cli

@@ -37,6 +37,7 @@ struct BenchOptions {
   std::string format = "table";
   std::string output;
   std::uint64_t seed = 1;
+  std::vector<std::string> baselineSources;
 };
 
 // Compiled kernels must stay alive while timed: they own their code.
@@ -44,6 +45,7 @@ struct KernelSet {
   std::vector<Kernel> jit;
   std::vector<tuner::TimedKernel> timed;
   std::set<std::string> nonNegativeOnly;  // Linux's code: verified for len >= 0
+  std::vector<std::unique_ptr<tuner::SourceBaseline>> sources;  // --baseline-source
 };
 
 KernelSet prepareKernels(const BenchOptions& options) {
@@ -61,6 +63,12 @@ KernelSet prepareKernels(const BenchOptions& options) {
     set.timed.push_back(
         {tuner::kLinuxLikeName, set.jit.back().canonical(), "baseline-ours", set.jit.back().fn()});
   }
+  for (const std::string& path : options.baselineSources) {
+    set.sources.push_back(std::make_unique<tuner::SourceBaseline>(path));
+    const auto& source = *set.sources.back();
+    verifySourceBaseline(source, options.seed, false);
+    set.timed.push_back({source.name(), source.path(), "baseline-source", source.fn()});
+  }
   for (const gen::Params& p : params) {
     set.jit.push_back(Jit::compile(p));  // refuses kernels the CPU cannot run (exit 2)
     set.timed.push_back({p.toString(), p.toString(), "jit", set.jit.back().fn()});
@@ -68,6 +76,7 @@ KernelSet prepareKernels(const BenchOptions& options) {
   // Every candidate is proven correct before it is timed.
   const tuner::VerifyFixture fixture(options.seed);
   for (const auto& k : set.timed) {
+    if (k.kind == "baseline-source") continue;  // proven above, with its slack
     auto plan = tuner::quickPlan(256, options.seed);
     if (set.nonNegativeOnly.count(k.name)) plan = tuner::withoutNegativeLengths(std::move(plan));
     const auto outcome = tuner::verifyKernel(k.fn, fixture, plan);
@@ -160,8 +169,12 @@ void addBenchCommand(CLI::App& app) {
   cmd->add_option("--params", options->params,
                   "Kernel to time (repeatable; default: the default params)");
   cmd->add_flag("--baseline", options->baseline,
-                "Also time plain-c, linux-v6.8 (the reference) and linux-like (our frame around "
-                "the kernel's loop shape, carry=adc,chains=2,unroll=10) in the same run");
+                "Also time plain-c, linux-v6.8 (the reference), linux-v5.17 and linux-like (our "
+                "frame around the kernel's loop shape, carry=adc,chains=2,unroll=10) in the same "
+                "run");
+  cmd->add_option("--baseline-source", options->baselineSources,
+                  "Also time a kernel tree's own arch/x86/lib/csum-partial_64.c, built for user "
+                  "space against stand-in headers (repeatable)");
   cmd->add_option("--sizes", options->sizes, "Buffer lengths in bytes, comma-separated")
       ->capture_default_str();
   cmd->add_option("--cache", options->cache,

@@ -14,11 +14,13 @@
 #include <fmt/format.h>
 
 #include "atomic_file.hpp"
+#include "cli_support.hpp"
 #include "commands.hpp"
 #include "csumtune/cpu.hpp"
 #include "csumtune/jit.hpp"
 #include "csumtune/results/profiles.hpp"
 #include "measure/baselines.hpp"
+#include "measure/kernel_source.hpp"
 #include "measure/placement.hpp"
 #include "report/results_file.hpp"
 #include "report/tune_report.hpp"
@@ -57,6 +59,7 @@ struct TuneOptions {
   int cpu = -1;
   bool requireSpeedup = false;
   std::string replay;
+  std::string baselineSource;
 };
 
 std::string utcNow() {
@@ -81,8 +84,9 @@ tuner::Profile chooseProfile(const TuneOptions& o) {
     return tuner::customProfile(entries);
   }
   // The default: imix for user space, the kernel profile for kernel-safe tuning.
-  const std::string name =
-      !o.profile.empty() ? o.profile : o.kernelSafe ? "kernel" : tuner::profileNames().front();
+  const std::string name = !o.profile.empty() ? o.profile
+                           : o.kernelSafe     ? "kernel"
+                                              : tuner::profileNames().front();
   if (auto p = tuner::namedProfile(name)) return *p;
   std::string names;
   for (const auto& n : tuner::profileNames()) names += (names.empty() ? "" : ", ") + n;
@@ -101,7 +105,7 @@ void writeOutputs(const tuner::TuneRun& run, const std::string& dir, bool quiet)
                                   run.cpuKey, run.created);
     request.figures = fmt::format("profile {} ({} cache): {:.4f} {}/byte, {}", run.profile.name,
                                   tuner::toString(run.cache), winner.scorePerByte, run.timerUnit,
-                                  tuner::verdict(winner, tuner::kReferenceName));
+                                  tuner::verdict(winner, run.reference));
     tuner::writeFileAtomically(dir + "/winner.S", tuner::renderSource(request));
     std::string why;
     plots = tuner::drawPlots(run, dir, &why);
@@ -133,6 +137,8 @@ int runReplay(const TuneOptions& o) {
 }
 
 int runTune(const TuneOptions& o) {
+  if (!o.replay.empty() && !o.baselineSource.empty())
+    throw UsageError("--replay measures nothing: --baseline-source does not apply");
   if (!o.replay.empty()) return runReplay(o);
   const tuner::Profile profile = chooseProfile(o);
   if (!tuner::findStrategy(o.algorithm)) {
@@ -159,7 +165,15 @@ int runTune(const TuneOptions& o) {
   run.search = {o.algorithm, o.seed, o.stall};
   run.budget = o.budget;
   run.timeLimitSeconds = o.timeLimit;
-  run.reference = tuner::kReferenceName;
+  // The reference: linux-v6.8, or a kernel tree's own file (verified before it is used).
+  std::optional<tuner::SourceBaseline> source;
+  tuner::Baseline reference = tuner::referenceBaseline();
+  if (!o.baselineSource.empty()) {
+    source.emplace(o.baselineSource);
+    verifySourceBaseline(*source, o.seed, o.quiet);
+    reference = {source->name().c_str(), "baseline-source", source->fn(), false};
+  }
+  run.reference = reference.name;
   run.measure.seed = o.seed;
   const std::string dir =
       o.out.empty()
@@ -205,11 +219,12 @@ int runTune(const TuneOptions& o) {
   if (otherConfig.setSizeBytes < 2 * (longest + 128)) otherConfig.setSizeBytes = 256u << 20;
   tuner::Workload otherWorkload(otherConfig, longest);
 
-  tuner::HostMeasurer measurer(profile, *timer, workload, run.measure, run.final,
-                               [&](const std::string& note) {
-                                 if (!o.quiet) std::cerr << "csumtune: " << note << "\n";
-                               },
-                               &otherWorkload);
+  tuner::HostMeasurer measurer(
+      profile, reference, *timer, workload, run.measure, run.final,
+      [&](const std::string& note) {
+        if (!o.quiet) std::cerr << "csumtune: " << note << "\n";
+      },
+      &otherWorkload);
   gInterrupted = false;
   auto previous = std::signal(SIGINT, onInterrupt);
   settings.interrupted = &gInterrupted;
@@ -245,15 +260,15 @@ int runTune(const TuneOptions& o) {
   }
   const auto& w = run.finalists.front();
   fmt::print("winner   {}\n", w.params.toString());
-  fmt::print("profile  {} ({} cache{}): {:.4f} {}/byte vs linux-v6.8 {:.4f}\n", profile.name,
+  fmt::print("profile  {} ({} cache{}): {:.4f} {}/byte vs {} {:.4f}\n", profile.name,
              tuner::toString(run.cache), o.kernelSafe ? ", kernel-safe" : "", w.scorePerByte,
-             run.timerUnit, w.baselinePerByte);
-  fmt::print("verdict  {}\n", tuner::verdict(w, tuner::kReferenceName));
+             run.timerUnit, run.reference, w.baselinePerByte);
+  fmt::print("verdict  {}\n", tuner::verdict(w, run.reference));
   fmt::print("search   {}: {} unique evaluations ({} revisits) in {:.1f} s; {}\n", o.algorithm,
              run.uniqueThisRun, run.revisits, run.elapsedSeconds, run.stoppedBecause);
   fmt::print("files    {0}/results.json {0}/winner.S {0}/report.md\n", dir);
   if (o.requireSpeedup && !(w.speedup.significant() && w.speedup.median > 1)) {
-    throw CheckFailed("the winner is not significantly faster than linux-v6.8");
+    throw CheckFailed("the winner is not significantly faster than " + run.reference);
   }
   return 0;
 }
@@ -284,8 +299,9 @@ void addTuneCommand(CLI::App& app, int& exitCode) {
   std::string profiles = "Workload profile:";
   for (const auto& p : results::namedProfiles())
     profiles += fmt::format("\n  {:<6} {}", p.name, p.description);
-  cmd->add_option("--profile", o->profile,
-                  profiles + "\n(default " + tuner::profileNames().front() + "; kernel with --kernel-safe)");
+  cmd->add_option(
+      "--profile", o->profile,
+      profiles + "\n(default " + tuner::profileNames().front() + "; kernel with --kernel-safe)");
   cmd->add_option("--sizes", o->sizes, "Custom profile: LEN[:WEIGHT],... e.g. 40:7,1500:1");
   cmd->add_option("--cache", o->cache, "hot or cold")
       ->check(CLI::IsMember({"hot", "cold"}))
@@ -318,6 +334,9 @@ void addTuneCommand(CLI::App& app, int& exitCode) {
   cmd->add_flag("--quiet", o->quiet, "No progress line or notes on stderr");
   cmd->add_flag("--require-speedup", o->requireSpeedup,
                 "Exit 1 unless the winner is significantly faster than linux-v6.8");
+  cmd->add_option("--baseline-source", o->baselineSource,
+                  "Measure against a kernel tree's own arch/x86/lib/csum-partial_64.c (built for "
+                  "user space) instead of linux-v6.8");
   cmd->add_option(
       "--replay", o->replay,
       "Search the evaluations recorded in FILE (an exhaustive run's results.json) instead "

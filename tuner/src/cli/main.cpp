@@ -5,6 +5,7 @@
 #include "atomic_file.hpp"
 #include "commands.hpp"
 #include "csumtune/jit.hpp"
+#include "measure/kernel_source.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"csumtune: tune x86-64 Internet-checksum (csum_partial) loops for this CPU"};
@@ -34,6 +35,9 @@ int main(int argc, char** argv) {
   } catch (const csumtune::Error& e) {
     std::cerr << "csumtune: " << e.what() << "\n";
     return e.kind() == csumtune::Error::Kind::Codegen ? 1 : 2;
+  } catch (const csumtune::tuner::SourceBaselineError& e) {
+    std::cerr << "csumtune: " << e.what() << "\n";
+    return 2;
   } catch (const csumtune::tuner::FileError& e) {
     std::cerr << "csumtune: " << e.what() << "\n";
     return 2;

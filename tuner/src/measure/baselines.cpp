@@ -23,6 +23,7 @@ namespace {
 constexpr Baseline kBaselines[] = {
     {kPlainCName, "baseline-c", plainCChecksum, true},
     {kReferenceName, "baseline-linux", linuxV68Checksum, false},
+    {kLinuxV517Name, "baseline-linux", linuxV517Checksum, false},
 };
 }  // namespace
 

@@ -2,6 +2,8 @@
 //  * plain-c:    a portable C loop over 16-bit words, as the compiler makes it (-O3, no -march);
 //  * linux-v6.8: our own faithful implementation of Linux v6.8's csum_partial algorithm
 //                (measure/linux_v68.cpp): the tuner's reference, every verdict's yardstick;
+//  * linux-v5.17: the same for v5.17 (measure/linux_v517.cpp), the algorithm Debian 12's 6.1
+//                kernel runs: a 64-byte loop of one add/adc chain;
 //  * linux-like: csumtune's own frame around the kernel's loop shape (carry=adc,chains=2,
 //                unroll=10), in bench --baseline only: against linux-v6.8 it shows what our
 //                frame (short path, tails) costs or saves with the loop held equal.
@@ -18,6 +20,7 @@ namespace csumtune::tuner {
 
 std::uint32_t plainCChecksum(const void* buf, int len, std::uint32_t sum);
 std::uint32_t linuxV68Checksum(const void* buf, int len, std::uint32_t sum);
+std::uint32_t linuxV517Checksum(const void* buf, int len, std::uint32_t sum);
 
 struct Baseline {
   const char* name;
@@ -30,11 +33,12 @@ struct Baseline {
 
 inline constexpr const char* kPlainCName = "plain-c";
 inline constexpr const char* kReferenceName = "linux-v6.8";
+inline constexpr const char* kLinuxV517Name = "linux-v5.17";
 inline constexpr const char* kLinuxLikeName = "linux-like";
 
 // The tuner's reference: linux-v6.8.
 const Baseline& referenceBaseline();
-// The compiled-in baselines bench --baseline shows: plain-c, linux-v6.8.
+// The compiled-in baselines bench --baseline shows: plain-c, linux-v6.8, linux-v5.17.
 std::span<const Baseline> builtinBaselines();
 
 gen::Params linuxLikeParams();

@@ -18,11 +18,11 @@ std::vector<Evaluation> topEvaluations(const std::vector<Evaluation>& all, std::
 }
 
 std::vector<FinalistResult> remeasureFinalists(const std::vector<Evaluation>& finalists,
-                                               const Profile& profile, Timer& timer,
-                                               Workload& workload, const FinalSettings& settings) {
+                                               const Baseline& reference, const Profile& profile,
+                                               Timer& timer, Workload& workload,
+                                               const FinalSettings& settings) {
   std::vector<Kernel> kernels;
   std::vector<TimedKernel> timed;
-  const Baseline& reference = referenceBaseline();
   timed.push_back({reference.name, "", reference.kind, reference.fn});
   for (const Evaluation& e : finalists) {
     kernels.push_back(Jit::compile(e.params));
@@ -79,9 +79,8 @@ std::vector<int> sweepSizes() {
   return sizes;
 }
 
-std::vector<SweepPoint> sweepLengths(const gen::Params& winner, Timer& timer, Workload& workload,
-                                     int repeat) {
-  const Baseline& reference = referenceBaseline();
+std::vector<SweepPoint> sweepLengths(const gen::Params& winner, const Baseline& reference,
+                                     Timer& timer, Workload& workload, int repeat) {
   const Kernel kernel = Jit::compile(winner);
   MeasureConfig config;
   for (int size : sweepSizes()) {
@@ -95,7 +94,8 @@ std::vector<SweepPoint> sweepLengths(const gen::Params& winner, Timer& timer, Wo
   std::vector<SweepPoint> points;
   for (std::size_t i = 0; i < config.sizes.size(); ++i) {
     const int size = config.sizes[i];
-    points.push_back({size, workload.config().cache, summarize(samples[1].sizes[i].perCall).median / size,
+    points.push_back({size, workload.config().cache,
+                      summarize(samples[1].sizes[i].perCall).median / size,
                       summarize(samples[0].sizes[i].perCall).median / size});
   }
   return points;

@@ -5,6 +5,7 @@
 
 #include <vector>
 
+#include "measure/baselines.hpp"
 #include "measure/harness.hpp"
 #include "search/finalist_results.hpp"
 #include "search/measure_settings.hpp"
@@ -14,15 +15,16 @@ namespace csumtune::tuner {
 
 // Re-measures the finalists and the baseline together; sorted best (lowest score) first.
 std::vector<FinalistResult> remeasureFinalists(const std::vector<Evaluation>& finalists,
-                                               const Profile& profile, Timer& timer,
-                                               Workload& workload, const FinalSettings& settings);
+                                               const Baseline& reference, const Profile& profile,
+                                               Timer& timer, Workload& workload,
+                                               const FinalSettings& settings);
 
 // The lengths the winner is compared with the reference at: every length 1..256 (the short
 // path's whole range and more), then steps to 64 KiB.
 std::vector<int> sweepSizes();
 
 // Winner and reference interleaved across sweepSizes() (those the workload can hold).
-std::vector<SweepPoint> sweepLengths(const gen::Params& winner, Timer& timer, Workload& workload,
-                                     int repeat);
+std::vector<SweepPoint> sweepLengths(const gen::Params& winner, const Baseline& reference,
+                                     Timer& timer, Workload& workload, int repeat);
 
 }  // namespace csumtune::tuner

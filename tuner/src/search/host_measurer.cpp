@@ -11,8 +11,8 @@
 
 namespace csumtune::tuner {
 
-HostMeasurer::HostMeasurer(const Profile& profile, Timer& timer, Workload& workload,
-                           HostMeasureSettings settings, FinalSettings final,
+HostMeasurer::HostMeasurer(const Profile& profile, const Baseline& reference, Timer& timer,
+                           Workload& workload, HostMeasureSettings settings, FinalSettings final,
                            std::function<void(const std::string&)> note, Workload* otherCache)
     : profile_(profile),
       timer_(timer),
@@ -21,7 +21,7 @@ HostMeasurer::HostMeasurer(const Profile& profile, Timer& timer, Workload& workl
       settings_(settings),
       final_(final),
       note_(std::move(note)),
-      reference_(referenceBaseline().fn),
+      reference_(reference),
       fixture_(settings.seed),
       guard_(settings.noiseTolerance, settings.maxRetries) {}
 
@@ -66,7 +66,7 @@ double HostMeasurer::timeOnce(KernelFn candidate, Evaluation& e) {
   config.targetBatchTicks = settings_.targetBatchTicks;
   config.warmupBatches = 2;
   const auto samples = measureInterleaved(
-      {{"reference", "", "baseline-linux", reference_}, {"candidate", "", "jit", candidate}},
+      {{reference_.name, "", reference_.kind, reference_.fn}, {"candidate", "", "jit", candidate}},
       config, timer_, workload_);
   std::vector<double> reference, measured;
   for (std::size_t i = 0; i < config.sizes.size(); ++i) {
@@ -86,7 +86,8 @@ std::vector<FinalistResult> HostMeasurer::remeasureFinalists(
   // core is shared with something else: measure again and keep the quietest attempt.
   std::vector<FinalistResult> kept;
   for (int attempt = 0; attempt <= guard_.maxRetries(); ++attempt) {
-    auto results = tuner::remeasureFinalists(finalists, profile_, timer_, workload_, final_);
+    auto results =
+        tuner::remeasureFinalists(finalists, reference_, profile_, timer_, workload_, final_);
     if (kept.empty() || results.front().baselinePerByte < kept.front().baselinePerByte) {
       kept = std::move(results);
     }
@@ -111,7 +112,7 @@ std::vector<SweepPoint> HostMeasurer::sweep(const gen::Params& winner) {
   });
   std::vector<SweepPoint> points;
   for (Workload* workload : workloads) {
-    auto part = sweepLengths(winner, timer_, *workload, 41);
+    auto part = sweepLengths(winner, reference_, timer_, *workload, 41);
     points.insert(points.end(), part.begin(), part.end());
   }
   return points;

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "csumtune/jit.hpp"
+#include "measure/baselines.hpp"
 #include "measure/harness.hpp"
 #include "search/measure_settings.hpp"
 #include "search/noise_guard.hpp"
@@ -20,7 +21,8 @@ namespace csumtune::tuner {
 class HostMeasurer : public TuneMeasurer {
  public:
   // `otherCache` (optional): a workload of the other cache state, for the winner's sweep.
-  HostMeasurer(const Profile& profile, Timer& timer, Workload& workload,
+  // `reference`: what every candidate is timed against (linux-v6.8 by default).
+  HostMeasurer(const Profile& profile, const Baseline& reference, Timer& timer, Workload& workload,
                HostMeasureSettings settings, FinalSettings final,
                std::function<void(const std::string&)> note = {}, Workload* otherCache = nullptr);
   Evaluation measure(const gen::Params& params) override;
@@ -39,7 +41,7 @@ class HostMeasurer : public TuneMeasurer {
   HostMeasureSettings settings_;
   FinalSettings final_;
   std::function<void(const std::string&)> note_;
-  KernelFn reference_;
+  Baseline reference_;
   VerifyFixture fixture_;
   NoiseGuard guard_;
 };

@@ -22,17 +22,18 @@ std::vector<std::uint32_t> initialSums(std::mt19937_64& rng) {
           static_cast<std::uint32_t>(rng()) | 0x80000000u};
 }
 
-std::uint8_t* placeBuffer(const GuardedBuffer& buffer, int len, Placement placement) {
+std::uint8_t* placeBuffer(const GuardedBuffer& buffer, int len, Placement placement, int slack) {
   switch (placement.kind) {
     case Placement::AgainstStart:
       return buffer.data();
     case Placement::AgainstEnd:
-      return buffer.end() - len;
+      return buffer.end() - len - slack;
     case Placement::Aligned:
       break;
   }
-  // As close to the trailing guard as the requested alignment allows (0..63 bytes of slack).
-  std::uint8_t* at = buffer.end() - len;
+  // As close to the trailing guard as the requested alignment allows (0..63 bytes of slack,
+  // at least `slack`).
+  std::uint8_t* at = buffer.end() - len - slack;
   const auto misalign = (reinterpret_cast<std::uintptr_t>(at) - placement.alignment) & 63;
   return at - misalign;
 }
@@ -94,6 +95,12 @@ VerifyPlan fullPlan(std::uint64_t seed) {
   return plan;
 }
 
+VerifyPlan withTrailingSlack(VerifyPlan plan, int bytes) {
+  plan.trailingSlack = bytes;
+  plan.name += fmt::format(", {} readable bytes after each buffer", bytes);
+  return plan;
+}
+
 VerifyPlan withoutNegativeLengths(VerifyPlan plan) {
   std::erase_if(plan.cases, [](const VerifyCase& c) { return c.len < 0; });
   plan.name += ", len >= 0";
@@ -124,8 +131,8 @@ VerifyPlan quickPlan(int blockBytes, std::uint64_t seed) {
 
 VerifyFixture::VerifyFixture(std::uint64_t seed) {
   std::mt19937_64 rng(seed);
-  // 64 bytes of room for alignment slack beyond the longest length.
-  const std::size_t size = kMaxLength + 64;
+  // Room for the longest buffer at any alignment, plus slack for code that reads past the end.
+  const std::size_t size = kMaxLength + 64 + 64;
   for (DataPattern pattern : kPatterns) {
     auto region = std::make_unique<Region>(size);
     GuardedBuffer& buffer = region->buffer;
@@ -172,7 +179,7 @@ VerifyOutcome verifyKernel(KernelFn fn, const VerifyFixture& fixture, const Veri
         currentBuf = static_cast<const std::uint8_t*>(fixture.unreadable());
         expected = residue(c.sum);
       } else {
-        currentBuf = placeBuffer(region.buffer, c.len, c.placement);
+        currentBuf = placeBuffer(region.buffer, c.len, c.placement, plan.trailingSlack);
         expected =
             region.reference.residueAt(static_cast<std::size_t>(currentBuf - region.buffer.data()),
                                        static_cast<std::size_t>(c.len), c.sum);

@@ -34,6 +34,9 @@ struct VerifyCase {
 struct VerifyPlan {
   std::string name;
   std::vector<VerifyCase> cases;
+  // Readable bytes kept after every buffer (0: buffers end right at the guard page). For
+  // code built to read past the end, as the kernel's load_unaligned_zeropad does.
+  int trailingSlack = 0;
 };
 
 // Every length 0..1024 at every alignment 0..63 and each data pattern (initial sums
@@ -49,6 +52,10 @@ VerifyPlan quickPlan(int blockBytes, std::uint64_t seed);
 // The plan without its negative lengths: for Linux's own code, which is called with
 // len >= 0 only.
 VerifyPlan withoutNegativeLengths(VerifyPlan plan);
+
+// The plan with `bytes` of readable memory after every buffer (the guard page that far
+// behind it): for the kernel's own code, whose tail may read up to 7 bytes past the end.
+VerifyPlan withTrailingSlack(VerifyPlan plan, int bytes);
 
 // Three guarded regions (random, all-0xff, all-0x00) with their prefix references. Read-only
 // once built: one fixture can serve many kernels and threads.

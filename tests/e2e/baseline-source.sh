@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# bench/tune --baseline-source: the real arch/x86/lib/csum-partial_64.c of Debian's
+# linux-source-6.1 (v5.17's algorithm) built for user space, verified (with the readable
+# slack its zero-padding tail load needs) and timed beside our own linux-v5.17; bad files
+# refused with exit 2, a wrong one with exit 1. The extracted file is cached outside the
+# checkout. Exit 77 (skipped) without root to install the package; 1 then in CI.
+#
+#   tests/e2e/baseline-source.sh CSUMTUNE
+set -uo pipefail
+CSUMTUNE=${1:?usage: baseline-source.sh CSUMTUNE}
+CACHE=${CSUMTUNE_KERNEL_CACHE:-/var/cache/csumtune-kernel}/linux-source-6.1
+source "$(dirname "$0")/packages.sh"
+ensure_packages baseline-source linux-source-6.1 xz-utils
+failures=0
+check() {  # check DESCRIPTION COMMAND...
+  local what=$1
+  shift
+  if "$@"; then echo "ok:   $what"; else echo "FAIL: $what"; failures=$((failures + 1)); fi
+}
+
+file=$CACHE/linux-source-6.1/arch/x86/lib/csum-partial_64.c
+if [[ ! -f $file || ! -f $CACHE/linux-source-6.1/Makefile ]]; then
+  mkdir -p "$CACHE"
+  tar -xJf /usr/src/linux-source-6.1.tar.xz -C "$CACHE" linux-source-6.1/Makefile \
+    linux-source-6.1/arch/x86/lib/csum-partial_64.c || { echo "cannot extract the tree's file"; exit 1; }
+fi
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# The real file: verified, timed, named after its tree; the note about the slack said.
+"$CSUMTUNE" bench --baseline --baseline-source "$file" --sizes 40,1500 --repeat 5 --format json \
+  >"$work/bench.json" 2>"$work/err"
+status=$?
+check "bench --baseline-source exits 0 (status $status: $(head -c 300 "$work/err"))" test $status -eq 0
+check "the note on the slack is printed" grep -q "readable bytes after each buffer" "$work/err"
+check "the source kernel is in the report" python3 - "$work/bench.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+k = {k["name"]: k for k in d["kernels"]}
+src = k["linux-6.1.192 (source)"] if "linux-6.1.192 (source)" in k else next(v for n, v in k.items() if n.endswith("(source)"))
+assert src["kind"] == "baseline-source" and src["params"].endswith("csum-partial_64.c")
+assert "linux-v5.17" in k and all(r["per_byte"]["median"] > 0 for r in src["results"])
+PY
+
+# tune against the tree's own file.
+"$CSUMTUNE" tune --kernel-safe --baseline-source "$file" --budget 6 --frame-shapes 0 --finalists 2 \
+  --out "$work/tune" --quiet >"$work/tune.out" 2>&1
+check "tune --baseline-source (status $?: $(tail -c 300 "$work/tune.out"))" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["complete"] and d["measure"]["reference"].endswith("(source)")
+assert d["winner"]["baseline"].endswith("(source)")' "$work/tune/results.json"
+
+# Bad input: exit 2 with a message; a wrong implementation: exit 1.
+expect() {  # expect STATUS TEXT FILE
+  "$CSUMTUNE" bench --baseline-source "$3" --sizes 40 --repeat 5 >/dev/null 2>"$work/e"
+  local got=$?
+  check "--baseline-source $(basename "$3") -> $1 ($2)" bash -c "[[ $got -eq $1 ]] && grep -q '$2' '$work/e'"
+}
+expect 2 "does not exist" "$work/none.c"
+mkdir "$work/dir.c"
+expect 2 "not a regular file" "$work/dir.c"
+echo 'int not_a_checksum(void) { return 0; }' >"$work/nosym.c"
+expect 2 "defines no csum_partial" "$work/nosym.c"
+echo 'this is not C' >"$work/broken.c"
+expect 2 "does not build" "$work/broken.c"
+cat >"$work/wrong.c" <<'C'
+#include <asm/checksum.h>
+__wsum csum_partial(const void *buff, int len, __wsum sum) {
+  const unsigned char *p = buff;
+  u64 s = sum;
+  for (int i = 0; i + 1 < len; i += 2) s += p[i] | p[i + 1] << 8;  /* drops an odd last byte */
+  while (s >> 32) s = (s & 0xffffffff) + (s >> 32);
+  return (__wsum)s;
+}
+C
+expect 1 "is wrong" "$work/wrong.c"
+
+[[ $failures -eq 0 ]] && echo "baseline-source: all checks passed" || { echo "baseline-source: $failures failed"; exit 1; }

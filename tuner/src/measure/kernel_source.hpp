@@ -1,0 +1,44 @@
+// A kernel tree's own arch/x86/lib/csum-partial_64.c as a baseline (bench/tune
+// --baseline-source FILE): compiled for user space with the system C compiler against
+// csumtune's stand-in kernel headers (templates/kernel-stubs/), loaded with dlopen, verified
+// like every kernel and timed interleaved with the others. The measurement the 2013 thread
+// asked for: the in-kernel implementation, from user space.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+#include "csumtune/kernel_fn.hpp"
+
+namespace csumtune::tuner {
+
+// The file cannot be used: missing, not a regular file, does not compile, has no csum_partial.
+class SourceBaselineError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class SourceBaseline {
+ public:
+  // Builds and loads `path`. The compiler is $CC, else cc; flags as the kernel's: -O2.
+  explicit SourceBaseline(const std::string& path);
+  ~SourceBaseline();
+  SourceBaseline(const SourceBaseline&) = delete;
+  SourceBaseline& operator=(const SourceBaseline&) = delete;
+
+  KernelFn fn() const { return fn_; }
+  // "linux-6.1.192 (source)" when the file sits in a tree whose Makefile says its version,
+  // else "source:<file name>".
+  const std::string& name() const { return name_; }
+  const std::string& path() const { return path_; }
+  // Readable bytes the code may read past a buffer's end (load_unaligned_zeropad): 7, so
+  // it is verified with 8 bytes of slack.
+  static constexpr int kReadsPastEnd = 7;
+
+ private:
+  std::string path_, name_, workDir_;
+  void* handle_ = nullptr;
+  KernelFn fn_ = nullptr;
+};
+
+}  // namespace csumtune::tuner

@@ -1,0 +1,127 @@
+// linux-v5.17: our own faithful implementation of the algorithm of Linux v5.17's
+// arch/x86/lib/csum-partial_64.c (the one Debian 12's 6.1 kernel runs), written from its
+// description:
+//
+//   * an odd buffer address: the first byte is summed into the high half of a word and the
+//     32-bit sum rotated by 8, the rest summed from the even address, and the result's
+//     bytes swapped back at the end;
+//   * a 64-byte loop of one add/adc chain;
+//   * 32-, 16- and 8-byte chains by the bits of the length;
+//   * the last 1..7 bytes in one load (the kernel's load_unaligned_zeropad, which may read up
+//     to 7 bytes past the end; here, as in linux-v6.8, the 8 bytes that END at buf + len
+//     shifted right when there are 8 or more, else 4-, 2- and 1-byte loads);
+//   * 64 -> 32 bits with add32_with_carry.
+//
+// It answers how far the same algorithm, built from the tree's own file
+// (bench --baseline-source), is from one linked into csumtune. len >= 0 only, like Linux.
+#include <cstdint>
+#include <cstring>
+
+#include "measure/baselines.hpp"
+
+namespace csumtune::tuner {
+namespace {
+
+template <int Words>
+inline std::uint64_t addWords(std::uint64_t sum, const unsigned char* p) {
+  static_assert(Words == 8 || Words == 4 || Words == 2 || Words == 1);
+  if constexpr (Words == 8) {
+    asm("addq 0*8(%[src]),%[res]\n\tadcq 1*8(%[src]),%[res]\n\t"
+        "adcq 2*8(%[src]),%[res]\n\tadcq 3*8(%[src]),%[res]\n\t"
+        "adcq 4*8(%[src]),%[res]\n\tadcq 5*8(%[src]),%[res]\n\t"
+        "adcq 6*8(%[src]),%[res]\n\tadcq 7*8(%[src]),%[res]\n\tadcq $0,%[res]"
+        : [res] "+r"(sum)
+        : [src] "r"(p), "m"(*reinterpret_cast<const char(*)[64]>(p)));
+  } else if constexpr (Words == 4) {
+    asm("addq 0*8(%[src]),%[res]\n\tadcq 1*8(%[src]),%[res]\n\t"
+        "adcq 2*8(%[src]),%[res]\n\tadcq 3*8(%[src]),%[res]\n\tadcq $0,%[res]"
+        : [res] "+r"(sum)
+        : [src] "r"(p), "m"(*reinterpret_cast<const char(*)[32]>(p)));
+  } else if constexpr (Words == 2) {
+    asm("addq 0*8(%[src]),%[res]\n\tadcq 1*8(%[src]),%[res]\n\tadcq $0,%[res]"
+        : [res] "+r"(sum)
+        : [src] "r"(p), "m"(*reinterpret_cast<const char(*)[16]>(p)));
+  } else {
+    asm("addq 0*8(%[src]),%[res]\n\tadcq $0,%[res]"
+        : [res] "+r"(sum)
+        : [src] "r"(p), "m"(*reinterpret_cast<const char(*)[8]>(p)));
+  }
+  return sum;
+}
+
+inline std::uint32_t add32WithCarry(std::uint32_t a, std::uint32_t b) {
+  asm("addl %2,%0\n\tadcl $0,%0" : "=r"(a) : "0"(a), "rm"(b));
+  return a;
+}
+
+inline std::uint32_t ror32(std::uint32_t x, unsigned n) {
+  return (x >> n) | (x << (32 - n));
+}
+
+}  // namespace
+
+std::uint32_t linuxV517Checksum(const void* buf, int len, std::uint32_t sum) {
+  const auto* p = static_cast<const unsigned char*>(buf);
+  std::uint64_t acc = sum;
+  const bool odd = reinterpret_cast<std::uintptr_t>(p) & 1;
+  if (__builtin_expect(odd, 0)) {
+    if (__builtin_expect(len == 0, 0)) return sum;
+    acc = ror32(sum, 8);
+    acc += static_cast<std::uint64_t>(*p) << 8;
+    --len;
+    ++p;
+  }
+  const int total = len;
+  while (__builtin_expect(len >= 64, 0)) {
+    acc = addWords<8>(acc, p);
+    p += 64;
+    len -= 64;
+  }
+  if (len & 32) {
+    acc = addWords<4>(acc, p);
+    p += 32;
+  }
+  if (len & 16) {
+    acc = addWords<2>(acc, p);
+    p += 16;
+  }
+  if (len & 8) {
+    acc = addWords<1>(acc, p);
+    p += 8;
+  }
+  if (len & 7) {
+    const int rest = len & 7;
+    std::uint64_t trail = 0;
+    if (total >= 8) {
+      std::memcpy(&trail, p + rest - 8, 8);
+      trail >>= 64 - 8 * rest;
+    } else {
+      int at = 0;
+      if (rest & 4) {
+        std::uint32_t v;
+        std::memcpy(&v, p, 4);
+        trail = v;
+        at = 4;
+      }
+      if (rest & 2) {
+        std::uint16_t v;
+        std::memcpy(&v, p + at, 2);
+        trail |= std::uint64_t{v} << (8 * at);
+        at += 2;
+      }
+      if (rest & 1) trail |= std::uint64_t{p[at]} << (8 * at);
+    }
+    asm("addq %[trail],%[res]\n\tadcq $0,%[res]" : [res] "+r"(acc) : [trail] "r"(trail));
+  }
+  std::uint32_t result =
+      add32WithCarry(static_cast<std::uint32_t>(acc >> 32), static_cast<std::uint32_t>(acc));
+  if (__builtin_expect(odd, 0)) {
+    // Fold to 16 bits, then swap the bytes back (the sum was taken one byte off).
+    std::uint32_t folded = (result & 0xffff) + (result >> 16);
+    folded = (folded & 0xffff) + (folded >> 16);
+    result = ((folded >> 8) & 0xff) | ((folded & 0xff) << 8);
+  }
+  return result;
+}
+
+}  // namespace csumtune::tuner
