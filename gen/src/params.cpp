@@ -56,32 +56,13 @@ Carry parseCarry(std::string_view value) {
   throw ParamsError(fmt::format("carry={} is unknown (expected {})", value, listOf(carryNames())));
 }
 
-Tail parseTail(std::string_view value) {
-  for (std::size_t i = 0; i < kTailNames.size(); ++i) {
-    if (kTailNames[i] == value) return static_cast<Tail>(i);
+// The enum value whose name (in `names`, in enum order) is `value`.
+template <typename Enum, typename Names>
+Enum parseName(std::string_view key, std::string_view value, const Names& names) {
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (names[i] == value) return static_cast<Enum>(i);
   }
-  throw ParamsError(fmt::format("tail={} is unknown (expected {})", value, listOf(kTailNames)));
-}
-
-SumEntry parseSum(std::string_view value) {
-  for (std::size_t i = 0; i < kSumNames.size(); ++i) {
-    if (kSumNames[i] == value) return static_cast<SumEntry>(i);
-  }
-  throw ParamsError(fmt::format("sum={} is unknown (expected {})", value, listOf(kSumNames)));
-}
-
-Entry parseEntry(std::string_view value) {
-  for (std::size_t i = 0; i < kEntryNames.size(); ++i) {
-    if (kEntryNames[i] == value) return static_cast<Entry>(i);
-  }
-  throw ParamsError(fmt::format("entry={} is unknown (expected {})", value, listOf(kEntryNames)));
-}
-
-Hint parseHint(std::string_view value) {
-  for (std::size_t i = 0; i < kHintNames.size(); ++i) {
-    if (kHintNames[i] == value) return static_cast<Hint>(i);
-  }
-  throw ParamsError(fmt::format("hint={} is unknown (expected {})", value, listOf(kHintNames)));
+  throw ParamsError(fmt::format("{}={} is unknown (expected {})", key, value, listOf(names)));
 }
 
 }  // namespace
@@ -155,16 +136,16 @@ Params parseParamsUnchecked(std::string_view text) {
         params.prefetch = parseInt(key, value);
         break;
       case 4:
-        params.hint = parseHint(value);
+        params.hint = parseName<Hint>(key, value, kHintNames);
         break;
       case 5:
-        params.tail = parseTail(value);
+        params.tail = parseName<Tail>(key, value, kTailNames);
         break;
       case 6:
-        params.sum = parseSum(value);
+        params.sum = parseName<SumEntry>(key, value, kSumNames);
         break;
       case 7:
-        params.entry = parseEntry(value);
+        params.entry = parseName<Entry>(key, value, kEntryNames);
         break;
       case 8:
         params.exact = parseInt(key, value);

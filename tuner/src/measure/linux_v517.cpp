@@ -18,6 +18,7 @@
 #include <cstring>
 
 #include "measure/baselines.hpp"
+#include "measure/trailing_bytes.hpp"
 
 namespace csumtune::tuner {
 namespace {
@@ -90,27 +91,7 @@ std::uint32_t linuxV517Checksum(const void* buf, int len, std::uint32_t sum) {
     p += 8;
   }
   if (len & 7) {
-    const int rest = len & 7;
-    std::uint64_t trail = 0;
-    if (total >= 8) {
-      std::memcpy(&trail, p + rest - 8, 8);
-      trail >>= 64 - 8 * rest;
-    } else {
-      int at = 0;
-      if (rest & 4) {
-        std::uint32_t v;
-        std::memcpy(&v, p, 4);
-        trail = v;
-        at = 4;
-      }
-      if (rest & 2) {
-        std::uint16_t v;
-        std::memcpy(&v, p + at, 2);
-        trail |= std::uint64_t{v} << (8 * at);
-        at += 2;
-      }
-      if (rest & 1) trail |= std::uint64_t{p[at]} << (8 * at);
-    }
+    const std::uint64_t trail = trailingBytes(p, len & 7, total >= 8);
     asm("addq %[trail],%[res]\n\tadcq $0,%[res]" : [res] "+r"(acc) : [trail] "r"(trail));
   }
   std::uint32_t result =

@@ -21,6 +21,7 @@
 #include <cstring>
 
 #include "measure/baselines.hpp"
+#include "measure/trailing_bytes.hpp"
 
 namespace csumtune::tuner {
 namespace {
@@ -93,30 +94,7 @@ std::uint32_t linuxV68Checksum(const void* buf, int len, std::uint32_t sum) {
     p += 8;
   }
   if (len & 7) {
-    const int rest = len & 7;
-    std::uint64_t trail = 0;
-    if (total >= 8) {
-      // The 8 bytes ending at the buffer's end; the wanted ones are the top `rest` bytes.
-      std::memcpy(&trail, p + rest - 8, 8);
-      trail >>= 64 - 8 * rest;
-    } else {
-      // The whole buffer is under 8 bytes: 4-, 2- and 1-byte loads put together (the kernel's
-      // one zero-padding load would read past the end).
-      int at = 0;
-      if (rest & 4) {
-        std::uint32_t v;
-        std::memcpy(&v, p, 4);
-        trail = v;
-        at = 4;
-      }
-      if (rest & 2) {
-        std::uint16_t v;
-        std::memcpy(&v, p + at, 2);
-        trail |= std::uint64_t{v} << (8 * at);
-        at += 2;
-      }
-      if (rest & 1) trail |= std::uint64_t{p[at]} << (8 * at);
-    }
+    const std::uint64_t trail = trailingBytes(p, len & 7, total >= 8);
     asm("addq %[trail],%[res]\n\t"
         "adcq $0,%[res]"
         : [res] "+r"(acc)
