@@ -104,6 +104,38 @@ TEST(Tune, TheFrameStageTriesShortPathsOfTheBestLoopShapes) {
   EXPECT_NE(run.phases.back().find("frames:"), std::string::npos) << run.phases.back();
 }
 
+// The guard: the best candidate by the profile is slower than the reference at some length
+// the profile does not weigh; it must not win while a guarded candidate is left.
+TEST(Tune, TheGuardKeepsAKernelSlowerElsewhereFromWinning) {
+  class SlowSomewhere : public ReplayMeasurer {
+   public:
+    using ReplayMeasurer::ReplayMeasurer;
+    gen::Params slow;
+    std::vector<GuardResult> guard(const std::vector<gen::Params>& candidates,
+                                   const std::vector<int>& lengths) override {
+      auto out = ReplayMeasurer::guard(candidates, lengths);
+      for (auto& g : out) {
+        g.worstRatio = g.params == slow ? 1.5 : 0.9;
+        g.worstLength = lengths.front();
+      }
+      return out;
+    }
+  };
+  const gen::Params best = gen::parseParams("carry=adc,chains=4,unroll=16");
+  SlowSomewhere replay(syntheticTable(best, true));
+  replay.slow = best;
+  TuneRun run = runFor(true, 1000000);
+  TuneSettings settings;
+  settings.frameShapes = 0;
+  tune(run, replay, settings);
+  ASSERT_EQ(run.end, TuneEnd::Complete) << run.failure;
+  EXPECT_NE(run.finalists.front().params, best) << "the unguarded optimum won";
+  ASSERT_EQ(run.guard.size(), settings.guardCandidates);
+  EXPECT_EQ(run.guard.front().params, best);
+  EXPECT_FALSE(run.guard.front().eligible);
+  EXPECT_TRUE(run.guard.back().eligible);
+}
+
 TEST(Tune, ASimdWinnerComesOutInGasStyleWhateverWasAsked) {
   const gen::Params best = gen::parseParams("carry=avx2,chains=2,unroll=8");
   ReplayMeasurer replay(syntheticTable(best, false));

@@ -50,6 +50,19 @@ json finalistJson(const FinalistResult& f) {
           {"speedup", ratioJson(f.speedup)},  {"sizes", sizes}};
 }
 
+json guardJson(const TuneRun& run) {
+  json candidates = json::array();
+  for (const GuardResult& g : run.guard) {
+    candidates.push_back({{"params", g.params.toString()},
+                          {"worst_time_ratio", g.worstRatio},
+                          {"worst_length", g.worstLength},
+                          {"eligible", g.eligible}});
+  }
+  return {{"lengths", run.guardLengths},
+          {"tolerance", run.guardTolerance},
+          {"candidates", candidates}};
+}
+
 results::RunHeader headerOf(const TuneRun& run) {
   results::RunHeader h;
   h.cpuKey = run.cpuKey;
@@ -147,6 +160,7 @@ json toJson(const TuneRun& run) {
       {"evaluations", evaluations},
       {"finalists", finalists},
       {"sweep", sweep},
+      {"guard", guardJson(run)},
   };
   results::writeHeader(j, headerOf(run));
   if (!run.finalists.empty()) {

@@ -9,6 +9,7 @@
 #include <map>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "atomic_file.hpp"
 #include "csumtune/gen/kernel_program.hpp"
@@ -160,6 +161,24 @@ std::string renderTuneReport(const TuneRun& run, const std::vector<std::string>&
     }
     md += fmt::format("| {} | {} | `{}` | {:.4f} | {:.4f} |\n", carry, slot.second,
                       slot.first->params.toString(), slot.first->score, slot.first->scorePerByte);
+  }
+  if (!run.guard.empty()) {
+    md += fmt::format(
+        "\n## Guard\n\nThe best {} candidates measured against `{}` at lengths the profile "
+        "may not weigh ({}); the finalists come first from those at most {:.0f} % slower at every "
+        "one of them.\n\n| params | worst time ratio | at length | guarded |\n|---|---:|---:|---|\n",
+        run.guard.size(), run.reference, fmt::join(run.guardLengths, ", "),
+        100 * run.guardTolerance);
+    for (const GuardResult& g : run.guard) {
+      md += fmt::format("| `{}` | {:.3f} | {} | {} |\n", g.params.toString(), g.worstRatio,
+                        g.worstLength, g.eligible ? "yes" : "**no**");
+    }
+    if (std::none_of(run.guard.begin(), run.guard.end(), [](const auto& g) { return g.eligible; })) {
+      md +=
+          "\n**No candidate passed the guard**: each is slower than the reference at some guard "
+          "length (or the machine was busy while they were measured). The finalists are the "
+          "best by the profile alone; see the sweep below for where the winner loses.\n";
+    }
   }
   if (!run.sweep.empty()) md += renderSweep(run);
   for (const auto& plot : plots) md += fmt::format("\n![{}]({})\n", plot, plot);

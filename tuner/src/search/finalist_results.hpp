@@ -35,6 +35,14 @@ struct SweepPoint {
   double ratio() const { return baselinePerByte > 0 ? winnerPerByte / baselinePerByte : 0; }
 };
 
+// A candidate against the reference at the guard lengths: its worst time ratio there.
+struct GuardResult {
+  gen::Params params;
+  double worstRatio = 0;  // max over the lengths of candidate time / reference time
+  int worstLength = 0;
+  bool eligible = true;  // worstRatio within the tolerance
+};
+
 // The `count` best correct evaluations, best first.
 std::vector<Evaluation> topEvaluations(const std::vector<Evaluation>& all, std::size_t count);
 

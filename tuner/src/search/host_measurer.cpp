@@ -98,6 +98,36 @@ std::vector<FinalistResult> HostMeasurer::remeasureFinalists(
   return kept;
 }
 
+std::vector<GuardResult> HostMeasurer::guard(const std::vector<gen::Params>& candidates,
+                                             const std::vector<int>& lengths) {
+  MeasureConfig config;
+  for (int length : lengths) {
+    if (static_cast<std::size_t>(length) <= workload_.maxLength()) config.sizes.push_back(length);
+  }
+  config.repeat = 21;
+  config.targetBatchTicks = settings_.targetBatchTicks;
+  config.warmupBatches = 2;
+  std::vector<GuardResult> out;
+  for (const gen::Params& p : candidates) {
+    // Each candidate with the reference alone, as during the search.
+    const Kernel kernel = Jit::compile(p);
+    const auto samples = measureInterleaved(
+        {{reference_.name, "", reference_.kind, reference_.fn}, {p.toString(), "", "jit", kernel.fn()}},
+        config, timer_, workload_);
+    GuardResult g{p, 0, 0, true};
+    for (std::size_t i = 0; i < config.sizes.size(); ++i) {
+      // The median of the paired per-round ratios: drift hits both alike.
+      const double ratio = pairedRatio(samples[1].sizes[i].perCall, samples[0].sizes[i].perCall).median;
+      if (ratio > g.worstRatio) {
+        g.worstRatio = ratio;
+        g.worstLength = config.sizes[i];
+      }
+    }
+    out.push_back(g);
+  }
+  return out;
+}
+
 std::optional<std::string> HostMeasurer::failsFullPlan(const gen::Params& winner) {
   const Kernel kernel = Jit::compile(winner);
   return verifyKernel(kernel.fn(), fixture_, fullPlan(settings_.seed)).failure;

@@ -27,6 +27,8 @@ class HostMeasurer : public TuneMeasurer {
                std::function<void(const std::string&)> note = {}, Workload* otherCache = nullptr);
   Evaluation measure(const gen::Params& params) override;
   std::vector<FinalistResult> remeasureFinalists(const std::vector<Evaluation>& finalists) override;
+  std::vector<GuardResult> guard(const std::vector<gen::Params>& candidates,
+                                 const std::vector<int>& lengths) override;
   std::optional<std::string> failsFullPlan(const gen::Params& winner) override;
   std::vector<SweepPoint> sweep(const gen::Params& winner) override;
   std::size_t noiseRetries() const override { return guard_.retries(); }

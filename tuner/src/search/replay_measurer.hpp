@@ -18,6 +18,13 @@ class ReplayMeasurer : public TuneMeasurer {
   // The recorded figures again (a recorded table has no noise): the speedup is the
   // reciprocal of the recorded score, exact.
   std::vector<FinalistResult> remeasureFinalists(const std::vector<Evaluation>& finalists) override;
+  // A recorded table has no figures at other lengths: every candidate passes.
+  std::vector<GuardResult> guard(const std::vector<gen::Params>& candidates,
+                                 const std::vector<int>&) override {
+    std::vector<GuardResult> out;
+    for (const auto& p : candidates) out.push_back({p, 0, 0, true});
+    return out;
+  }
   // Recorded kernels were verified when they were recorded.
   std::optional<std::string> failsFullPlan(const gen::Params&) override { return std::nullopt; }
   std::vector<SweepPoint> sweep(const gen::Params&) override { return {}; }

@@ -1,6 +1,7 @@
 #include "tune/tune.hpp"
 
 #include <algorithm>
+#include <iterator>
 
 #include <fmt/format.h>
 
@@ -44,6 +45,25 @@ std::string searchFrames(const TuneRun& run, Evaluator& evaluator, std::size_t s
                      variants.size(), loops.size(), evaluator.uniqueThisRun() - before, how);
 }
 
+// The finalists, taken first from the best candidates that are not slower than the
+// reference at any guard length (beyond the tolerance), then from the others.
+std::vector<Evaluation> guardedFinalists(TuneRun& run, TuneMeasurer& measurer,
+                                         const TuneSettings& settings) {
+  const auto best = topEvaluations(run.evaluations, settings.guardCandidates);
+  std::vector<gen::Params> params;
+  for (const Evaluation& e : best) params.push_back(e.params);
+  run.guardLengths = settings.guardLengths;
+  run.guardTolerance = settings.guardTolerance;
+  run.guard = measurer.guard(params, settings.guardLengths);
+  for (GuardResult& g : run.guard) g.eligible = g.worstRatio <= 1 + settings.guardTolerance;
+  std::vector<Evaluation> eligible, others;
+  for (std::size_t i = 0; i < best.size(); ++i)
+    (run.guard[i].eligible ? eligible : others).push_back(best[i]);
+  eligible.insert(eligible.end(), others.begin(), others.end());
+  if (eligible.size() > settings.finalists) eligible.resize(settings.finalists);
+  return eligible;
+}
+
 }  // namespace
 
 void tune(TuneRun& run, TuneMeasurer& measurer, const TuneSettings& settings) {
@@ -67,9 +87,19 @@ void tune(TuneRun& run, TuneMeasurer& measurer, const TuneSettings& settings) {
   };
 
   if (settings.interrupted && settings.interrupted->load()) return finish(TuneEnd::Interrupted);
-  const auto top = topEvaluations(run.evaluations, settings.finalists);
+  auto top = topEvaluations(run.evaluations, settings.finalists);
   if (top.empty()) return finish(TuneEnd::NoCorrectCandidate, "no correct candidate was found");
+  if (settings.guardCandidates > 0) {
+    top = guardedFinalists(run, measurer, settings);
+    if (settings.interrupted && settings.interrupted->load()) return finish(TuneEnd::Interrupted);
+  }
   run.finalists = measurer.remeasureFinalists(top);
+  // A finalist the guard found slower somewhere wins only when no guarded one is left.
+  std::stable_partition(run.finalists.begin(), run.finalists.end(), [&](const FinalistResult& f) {
+    const auto it = std::find_if(run.guard.begin(), run.guard.end(),
+                                 [&](const GuardResult& g) { return g.params == f.params; });
+    return it == run.guard.end() || it->eligible;
+  });
   if (settings.interrupted && settings.interrupted->load()) return finish(TuneEnd::Interrupted);
   const gen::Params& winner = run.finalists.front().params;
   // The one place the winner's style is decided: a SIMD kernel cannot go into the kernel.

@@ -18,6 +18,10 @@ class TuneMeasurer : public CandidateMeasurer {
   // The finalists measured again against the baseline; best (lowest score) first.
   virtual std::vector<FinalistResult> remeasureFinalists(
       const std::vector<Evaluation>& finalists) = 0;
+  // Each candidate's worst time ratio to the reference over `lengths` (worstRatio 0 when the
+  // measurer cannot tell: a replayed table).
+  virtual std::vector<GuardResult> guard(const std::vector<gen::Params>& candidates,
+                                         const std::vector<int>& lengths) = 0;
   // Why the winner fails the full correctness plan, or nothing when it passes.
   virtual std::optional<std::string> failsFullPlan(const gen::Params& winner) = 0;
   // The winner and the baseline across lengths (may be empty).

@@ -49,6 +49,9 @@ struct TuneRun {
   double elapsedSeconds = 0;
   std::string stoppedBecause;
   std::vector<std::string> phases;
+  std::vector<GuardResult> guard;         // the guard's verdict on the best candidates
+  std::vector<int> guardLengths;
+  double guardTolerance = 0;
   std::vector<FinalistResult> finalists;  // best first; empty when interrupted
   std::vector<SweepPoint> sweep;
   std::string style = "kernel";  // of winner.S: "gas" whenever the winner is not kernel-safe
