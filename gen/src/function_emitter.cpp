@@ -192,7 +192,8 @@ void emitOverlapTail(EmitContext& ctx) {
 // The second accumulator into rax.
 void emitFoldSecond(EmitContext& ctx) {
   const auto& regs = ctx.regs;
-  if (regs.accumulators.size() > 1) emitAddChain(ctx, regs.accumulators.front(), {regs.accumulators[1]});
+  if (regs.accumulators.size() > 1)
+    emitAddChain(ctx, regs.accumulators.front(), {regs.accumulators[1]});
 }
 
 // 64 -> 32 bits with end-around carry. The byte count is dead by now and serves as the

@@ -15,9 +15,9 @@ constexpr std::array<std::string_view, 4> kFeatureNames{"ADX", "AVX2", "AVX512F"
 constexpr std::array<std::string_view, kTailCount> kTailNames{"ladder", "overlap"};
 constexpr std::array<std::string_view, kSumEntryCount> kSumNames{"first", "last"};
 constexpr std::array<std::string_view, kEntryCount> kEntryNames{"checked", "lean"};
-constexpr std::array<std::string_view, 11> kKeys{
-    "carry", "chains", "unroll", "prefetch", "hint", "tail", "sum", "entry", "exact", "short",
-    "tailchains"};
+constexpr std::array<std::string_view, 11> kKeys{"carry", "chains", "unroll",    "prefetch",
+                                                 "hint",  "tail",   "sum",       "entry",
+                                                 "exact", "short",  "tailchains"};
 
 // "a, b, c": the names a message lists as the accepted values.
 template <typename Names>
@@ -89,8 +89,9 @@ std::string_view toString(CpuFeature feature) {
 
 std::string Params::toString() const {
   const Params defaults;
-  std::string text = fmt::format("carry={},chains={},unroll={},prefetch={},hint={}",
-                                 gen::toString(carry), chains, unroll, prefetch, gen::toString(hint));
+  std::string text =
+      fmt::format("carry={},chains={},unroll={},prefetch={},hint={}", gen::toString(carry), chains,
+                  unroll, prefetch, gen::toString(hint));
   if (tail != defaults.tail) text += fmt::format(",tail={}", gen::toString(tail));
   if (sum != defaults.sum) text += fmt::format(",sum={}", gen::toString(sum));
   if (entry != defaults.entry) text += fmt::format(",entry={}", gen::toString(entry));
@@ -210,8 +211,8 @@ std::string validationError(const Params& p) {
                        p.exact);
   }
   const auto& bounds = L::kShortBounds;
-  if (p.shortBelow != 0 && std::find(std::begin(bounds), std::end(bounds), p.shortBelow) ==
-                               std::end(bounds)) {
+  if (p.shortBelow != 0 &&
+      std::find(std::begin(bounds), std::end(bounds), p.shortBelow) == std::end(bounds)) {
     return fmt::format("short must be 0 (none) or one of {} (got {})",
                        fmt::join(std::begin(bounds), std::end(bounds), ", "), p.shortBelow);
   }

@@ -106,8 +106,8 @@ std::vector<gen::Params> frameSpace(bool kernelSafe) {
 
 void verifyAll(const VerifyOptions& options) {
   const auto points = gen::enumerateSpace({options.kernelSafe, false}).size();
-  const auto space =
-      options.frames ? frameSpace(options.kernelSafe) : gen::enumerateSpace({options.kernelSafe, true});
+  const auto space = options.frames ? frameSpace(options.kernelSafe)
+                                    : gen::enumerateSpace({options.kernelSafe, true});
   const tuner::VerifyFixture fixture(options.seed);
   Tally tally;
   std::atomic<std::size_t> next{0};

@@ -204,12 +204,12 @@ std::string formatCsv(const BenchReport& r) {
       "mad_per_byte,iqr_per_byte,rsd_percent,median_per_call,bytes_per_core_cycle\n";
   for (const KernelFigures& k : r.kernels) {
     for (const SizeFigures& f : k.sizes) {
-      out += fmt::format("\"{}\",{},{},{},{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.3f},{:.2f},{:.3f}\n",
-                         k.kernel.name, k.kernel.kind, f.size, r.setup.unit,
-                         toString(r.setup.cache), r.setup.setSizeBytes, f.iterations, f.samples,
-                         f.perByte.median, f.perByte.min, f.perByte.mad, f.perByte.iqr,
-                         f.perByte.rsdPercent, f.perCall.median,
-                         bytesPerCycle(r.setup, f.perByte.median));
+      out += fmt::format(
+          "\"{}\",{},{},{},{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.3f},{:.2f},{:.3f}\n",
+          k.kernel.name, k.kernel.kind, f.size, r.setup.unit, toString(r.setup.cache),
+          r.setup.setSizeBytes, f.iterations, f.samples, f.perByte.median, f.perByte.min,
+          f.perByte.mad, f.perByte.iqr, f.perByte.rsdPercent, f.perCall.median,
+          bytesPerCycle(r.setup, f.perByte.median));
     }
   }
   return out;

@@ -58,9 +58,8 @@ json guardJson(const TuneRun& run) {
                           {"worst_length", g.worstLength},
                           {"eligible", g.eligible}});
   }
-  return {{"lengths", run.guardLengths},
-          {"tolerance", run.guardTolerance},
-          {"candidates", candidates}};
+  return {
+      {"lengths", run.guardLengths}, {"tolerance", run.guardTolerance}, {"candidates", candidates}};
 }
 
 results::RunHeader headerOf(const TuneRun& run) {

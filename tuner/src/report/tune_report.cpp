@@ -43,7 +43,8 @@ std::string renderSweep(const TuneRun& run) {
       const bool hot = cache == CacheState::Hot;
       (hot ? worstHot : worstCold) = std::max(hot ? worstHot : worstCold, ratio);
       if (ratio > 1.0) {
-        (hot ? slowerHot : slowerCold) += fmt::format("{}{}", (hot ? hotCount : coldCount) ? ", " : "", size);
+        (hot ? slowerHot : slowerCold) +=
+            fmt::format("{}{}", (hot ? hotCount : coldCount) ? ", " : "", size);
         ++(hot ? hotCount : coldCount);
       }
     }
@@ -122,8 +123,8 @@ std::string renderTuneReport(const TuneRun& run, const std::vector<std::string>&
       "core cycle compare across hosts, timer units per byte only within one.\n\n"
       "| bytes | winner {} | {} {} | speedup [95% CI] | winner B/cycle | {} B/cycle "
       "|\n|---:|---:|---:|---|---:|---:|\n",
-      run.clock.tscHz / 1e9, run.clock.cyclesPerUnit, run.clock.coreHz() / 1e9, unit,
-      run.reference, unit, run.reference);
+      run.clock.tscHz / 1e9, run.clock.cyclesPerUnit, run.clock.coreHz() / 1e9, unit, run.reference,
+      unit, run.reference);
   auto perCycle = [&](double perByte) {
     return perByte * run.clock.cyclesPerUnit > 0 ? 1 / (perByte * run.clock.cyclesPerUnit) : 0;
   };
@@ -166,14 +167,16 @@ std::string renderTuneReport(const TuneRun& run, const std::vector<std::string>&
     md += fmt::format(
         "\n## Guard\n\nThe best {} candidates measured against `{}` at lengths the profile "
         "may not weigh ({}); the finalists come first from those at most {:.0f} % slower at every "
-        "one of them.\n\n| params | worst time ratio | at length | guarded |\n|---|---:|---:|---|\n",
+        "one of them.\n\n| params | worst time ratio | at length | guarded "
+        "|\n|---|---:|---:|---|\n",
         run.guard.size(), run.reference, fmt::join(run.guardLengths, ", "),
         100 * run.guardTolerance);
     for (const GuardResult& g : run.guard) {
       md += fmt::format("| `{}` | {:.3f} | {} | {} |\n", g.params.toString(), g.worstRatio,
                         g.worstLength, g.eligible ? "yes" : "**no**");
     }
-    if (std::none_of(run.guard.begin(), run.guard.end(), [](const auto& g) { return g.eligible; })) {
+    if (std::none_of(run.guard.begin(), run.guard.end(),
+                     [](const auto& g) { return g.eligible; })) {
       md +=
           "\n**No candidate passed the guard**: each is slower than the reference at some guard "
           "length (or the machine was busy while they were measured). The finalists are the "

@@ -111,13 +111,14 @@ std::vector<GuardResult> HostMeasurer::guard(const std::vector<gen::Params>& can
   for (const gen::Params& p : candidates) {
     // Each candidate with the reference alone, as during the search.
     const Kernel kernel = Jit::compile(p);
-    const auto samples = measureInterleaved(
-        {{reference_.name, "", reference_.kind, reference_.fn}, {p.toString(), "", "jit", kernel.fn()}},
-        config, timer_, workload_);
+    const auto samples = measureInterleaved({{reference_.name, "", reference_.kind, reference_.fn},
+                                             {p.toString(), "", "jit", kernel.fn()}},
+                                            config, timer_, workload_);
     GuardResult g{p, 0, 0, true};
     for (std::size_t i = 0; i < config.sizes.size(); ++i) {
       // The median of the paired per-round ratios: drift hits both alike.
-      const double ratio = pairedRatio(samples[1].sizes[i].perCall, samples[0].sizes[i].perCall).median;
+      const double ratio =
+          pairedRatio(samples[1].sizes[i].perCall, samples[0].sizes[i].perCall).median;
       if (ratio > g.worstRatio) {
         g.worstRatio = ratio;
         g.worstLength = config.sizes[i];

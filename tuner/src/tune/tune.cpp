@@ -21,7 +21,8 @@ gen::Params loopOf(const gen::Params& p) {
 std::string searchFrames(const TuneRun& run, Evaluator& evaluator, std::size_t shapes) {
   if (shapes == 0) return "frames: not searched";
   std::vector<gen::Params> loops;
-  for (const Evaluation& e : topEvaluations(evaluator.evaluations(), evaluator.evaluations().size())) {
+  for (const Evaluation& e :
+       topEvaluations(evaluator.evaluations(), evaluator.evaluations().size())) {
     const gen::Params loop = loopOf(e.params);
     if (std::find(loops.begin(), loops.end(), loop) == loops.end()) loops.push_back(loop);
     if (loops.size() == shapes) break;

@@ -23,7 +23,7 @@ struct TuneSettings {
   // `guardLengths` (lengths the profile may not weigh); the finalists are taken from those
   // no more than `guardTolerance` slower at any of them first. 0 candidates = no guard.
   std::size_t guardCandidates = 24;
-  std::vector<int> guardLengths{1,  2,  3,  7,  8,  9,  15, 16, 20, 24, 31,  32,  33,
+  std::vector<int> guardLengths{1,  2,  3,  7,  8,  9,  15, 16, 20, 24,  31,  32,  33,
                                 40, 48, 56, 63, 64, 65, 72, 80, 96, 100, 112, 127, 128};
   double guardTolerance = 0.02;
   std::string style = "kernel";  // wanted winner.S style; a SIMD winner is always "gas"

@@ -39,7 +39,7 @@ struct TuneRun {
   double timeLimitSeconds = 0;
   std::string timerUnit, timerSource;
   double timerOverhead = 0;
-  ClockRates clock;  // TSC rate and core cycles per timer unit, measured at the start
+  ClockRates clock;       // TSC rate and core cycles per timer unit, measured at the start
   std::string reference;  // canonical params of the reference/baseline kernel
   HostMeasureSettings measure;
   FinalSettings final;
@@ -49,7 +49,7 @@ struct TuneRun {
   double elapsedSeconds = 0;
   std::string stoppedBecause;
   std::vector<std::string> phases;
-  std::vector<GuardResult> guard;         // the guard's verdict on the best candidates
+  std::vector<GuardResult> guard;  // the guard's verdict on the best candidates
   std::vector<int> guardLengths;
   double guardTolerance = 0;
   std::vector<FinalistResult> finalists;  // best first; empty when interrupted

@@ -100,7 +100,7 @@ struct Params {
   Tail tail = Tail::Ladder;
   SumEntry sum = SumEntry::First;
   Entry entry = Entry::Checked;
-  int exact = 0;       // a length with a straight-line path of its own (0 = none)
+  int exact = 0;  // a length with a straight-line path of its own (0 = none)
   // Accumulators the word tails spread over: 2 (independent chains) or 1 (one add/adc
   // chain: fewer instructions, and a short path that never touches a second register).
   int tailChains = 2;
@@ -162,8 +162,8 @@ struct SpaceFilter {
 std::vector<Params> enumerateSpace(SpaceFilter filter = {});
 
 // The short-path variants of `loop` (its first five keys kept): every tail, sum entry,
-// entry test, tail chain count and short bound, and exact paths for each of `exactLengths` (valid ones only) and none;
-// distinct kernels only, the default first.
+// entry test, tail chain count and short bound, and exact paths for each of `exactLengths` (valid
+// ones only) and none; distinct kernels only, the default first.
 std::vector<Params> frameVariants(const Params& loop, const std::vector<int>& exactLengths);
 
 }  // namespace csumtune::gen
