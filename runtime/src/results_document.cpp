@@ -77,7 +77,11 @@ RunHeader readHeader(const json& document, const std::string& path, std::string_
     h.kernelSafe = document.at("search").at("kernel_safe").get<bool>();
     h.complete = document.at("complete").get<bool>();
     const json& winner = document.at("winner");
-    if (!winner.is_null()) h.winnerParams = winner.at("params").get<std::string>();
+    if (!winner.is_null()) {
+      h.winnerParams = winner.at("params").get<std::string>();
+      // An empty string would parse as the default kernel and be passed off as the winner.
+      if (h.winnerParams->empty()) fail(path, purpose, "has a winner with empty params");
+    }
   } catch (const json::exception& e) {
     fail(path, purpose,
          std::string("is malformed: a field is missing or has the wrong type (") + e.what() + ")");

@@ -162,6 +162,52 @@ expect 2 "not a regular file" -- timeout 10 "$CSUMTUNE" kmod --results "$odd/fif
 expect 2 "is a directory" -- timeout 10 "$CSUMTUNE" tune --replay "$odd/dir.json"
 rm -rf "$odd"
 
+# Hostile input (issue 13): numbers parsed strictly, outputs checked before the work and
+# written where the user means, write errors on stdout reported, bad results files refused.
+expect 2 "not a number in" -- timeout 20 "$CSUMTUNE" bench --batch nan --sizes 40 --repeat 5
+expect 2 "not a number in" -- timeout 20 "$CSUMTUNE" tune --time nan --budget 1
+expect 2 "is not an integer" -- "$CSUMTUNE" verify --params carry=adc --quick --seed 18446744073709551616
+expect 2 "is not an integer" -- "$CSUMTUNE" verify --params carry=adc --quick --seed -1
+expect 2 "is not an integer" -- "$CSUMTUNE" tune --seed 1e23
+expect 2 "is not a number in (0, 1e+09]" -- "$CSUMTUNE" tune --sizes 40:inf
+expect 2 "is not a number in (0, 1e+09]" -- "$CSUMTUNE" tune --sizes 40:1e308
+expect 2 "unknown command 'frobnicate'" -- "$CSUMTUNE" frobnicate
+expect 0 "" -- "$CSUMTUNE" --version
+expect 2 "emit --style gas" -- "$CSUMTUNE" kmod --params carry=avx2 -o "$(mktemp -d)/m"
+expect 2 "is not an existing directory" -- timeout 20 "$CSUMTUNE" bench -o /missing/dir/b.txt --sizes 40 --repeat 5
+expect 2 "cannot write to standard output" -- sh -c "'$CSUMTUNE' emit --params carry=adc >/dev/full"
+expect 2 "cannot write to standard output" -- sh -c "'$CSUMTUNE' cpu --json >/dev/full"
+hostile=$(mktemp -d)
+ln -s target.S "$hostile/link.S"
+"$CSUMTUNE" emit --params carry=adc -o "$hostile/link.S"
+[[ -L $hostile/link.S && -s $hostile/target.S ]] && echo "ok:   -o on a symlink writes its target" ||
+  { echo "FAIL: -o on a symlink"; failures=$((failures + 1)); }
+mkfifo "$hostile/fifo"
+(wc -c <"$hostile/fifo" >"$hostile/fifo.count") &
+"$CSUMTUNE" emit --params carry=adc -o "$hostile/fifo"
+wait
+[[ -p $hostile/fifo && $(cat "$hostile/fifo.count") -gt 100 ]] && echo "ok:   -o on a FIFO writes into it" ||
+  { echo "FAIL: -o on a FIFO"; failures=$((failures + 1)); }
+"$CSUMTUNE" emit --params carry=adc -o /dev/null
+[[ -c /dev/null ]] && echo "ok:   -o /dev/null leaves the device" || { echo "FAIL: /dev/null replaced"; failures=$((failures + 1)); }
+# A winner with empty params is not the default kernel in disguise; evaluations must be a list.
+"$CSUMTUNE" cpu --json >"$hostile/cpu.json"
+python3 - "$(dirname "$0")/../../results/amd-19-11-1-0a1bbd54/kernel/results.json" "$hostile" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["winner"]["params"] = ""
+json.dump(d, open(sys.argv[2] + "/empty-winner.json", "w"))
+d = json.load(open(sys.argv[1]))
+d["evaluations"] = {}
+d["cpu"]["key"] = json.load(open(sys.argv[2] + "/cpu.json"))["key"]  # this host's, whatever it is
+import os
+os.makedirs(sys.argv[2] + "/resume", exist_ok=True)
+json.dump(d, open(sys.argv[2] + "/resume/results.json", "w"))
+PY
+expect 2 "winner with empty params" -- "$CSUMTUNE" kmod --results "$hostile/empty-winner.json" -o "$hostile/m"
+expect 2 "not an array" -- "$CSUMTUNE" tune --kernel-safe --resume --out "$hostile/resume"
+rm -rf "$hostile"
+
 # The strategy registry: --list-algorithms names every strategy, the default first.
 algorithms=$("$CSUMTUNE" tune --list-algorithms)
 if [[ $(head -1 <<<"$algorithms") == crs2 && $algorithms == *exhaustive* ]]; then

@@ -10,31 +10,95 @@
 #include <filesystem>
 
 namespace csumtune::tuner {
+namespace {
 
-void writeFileAtomically(const std::string& path, std::string_view content) {
+[[noreturn]] void fail(const std::string& path, int err) {
+  throw FileError("cannot write " + path + ": " + std::strerror(err));
+}
+
+// Writes all of `content` to `fd`; false (errno set) on a short or failed write.
+bool writeAll(int fd, std::string_view content) {
+  std::size_t written = 0;
+  while (written < content.size()) {
+    const ssize_t n = write(fd, content.data() + written, content.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      if (n == 0) errno = ENOSPC;
+      return false;
+    }
+    written += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+// A symlink is followed: its target is what the user means to write.
+// (Also a dangling one: writing creates its target. At most 40 links, as the kernel allows.)
+std::string resolveLinks(const std::string& path) {
+  namespace fs = std::filesystem;
+  fs::path current(path);
+  for (int depth = 0; depth < 40; ++depth) {
+    std::error_code ec;
+    if (!fs::is_symlink(fs::symlink_status(current, ec))) return current.string();
+    const fs::path target = fs::read_symlink(current, ec);
+    if (ec) return current.string();
+    current = target.is_absolute() ? target : current.parent_path() / target;
+  }
+  throw FileError("cannot write " + path + ": too many levels of symbolic links");
+}
+
+}  // namespace
+
+void writeFileAtomically(const std::string& requested, std::string_view content) {
+  const std::string path = resolveLinks(requested);
+  struct stat st{};
+  if (stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    if (S_ISDIR(st.st_mode)) throw FileError("cannot write " + requested + ": it is a directory");
+    // A device or FIFO (/dev/null, /dev/stdout, a pipe) is written in place, never replaced.
+    const int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) fail(requested, errno);
+    if (!writeAll(fd, content)) {
+      const int err = errno;
+      close(fd);
+      fail(requested, err);
+    }
+    if (close(fd) != 0) fail(requested, errno);
+    return;
+  }
   const std::filesystem::path target(path);
   std::string temp =
       (target.parent_path() / ("." + target.filename().string() + ".XXXXXX")).string();
   if (target.parent_path().empty()) temp = "." + target.filename().string() + ".XXXXXX";
   const int fd = mkstemp(temp.data());
-  if (fd < 0) throw FileError("cannot write " + path + ": " + std::strerror(errno));
-  std::size_t written = 0;
-  while (written < content.size()) {
-    const ssize_t n = write(fd, content.data() + written, content.size() - written);
-    if (n < 0) {
-      const int err = errno;
-      close(fd);
-      unlink(temp.c_str());
-      throw FileError("cannot write " + path + ": " + std::strerror(err));
-    }
-    written += static_cast<std::size_t>(n);
+  if (fd < 0) fail(requested, errno);
+  if (!writeAll(fd, content)) {
+    const int err = errno;
+    close(fd);
+    unlink(temp.c_str());
+    fail(requested, err);
   }
   fchmod(fd, 0644);
   if (fsync(fd) != 0 || close(fd) != 0 || std::rename(temp.c_str(), path.c_str()) != 0) {
     const int err = errno;
     unlink(temp.c_str());
-    throw FileError("cannot write " + path + ": " + std::strerror(err));
+    fail(requested, err);
   }
+}
+
+void checkWritable(const std::string& requested) {
+  const std::string path = resolveLinks(requested);
+  struct stat st{};
+  if (stat(path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) throw FileError("cannot write " + requested + ": it is a directory");
+    if (access(path.c_str(), W_OK) != 0) fail(requested, errno);
+    return;
+  }
+  std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  if (parent.empty()) parent = ".";
+  if (stat(parent.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    throw FileError("cannot write " + requested + ": " + parent.string() +
+                    " is not an existing directory");
+  }
+  if (access(parent.c_str(), W_OK) != 0) fail(requested, errno);
 }
 
 }  // namespace csumtune::tuner

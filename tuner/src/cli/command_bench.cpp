@@ -87,6 +87,7 @@ KernelSet prepareKernels(const BenchOptions& options) {
 }
 
 void runBench(const BenchOptions& options) {
+  checkOutput(options.output);
   tuner::MeasureConfig config;
   config.sizes = parseSizes(options.sizes);
   config.repeat = options.repeat;
@@ -192,7 +193,7 @@ void addBenchCommand(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--batch", options->batch,
                   "Timer units a sample (a batch of calls) lasts at least, for the fastest kernel")
-      ->check(CLI::Range(1000.0, 1e10))
+      ->check(finiteIn(1000.0, 1e10))
       ->capture_default_str();
   cmd->add_option("--cpu", options->cpu,
                   "CPU to pin to (default: the last one this process may use)")
@@ -206,6 +207,7 @@ void addBenchCommand(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("-o,--output", options->output, "Write to FILE instead of standard output");
   cmd->add_option("--seed", options->seed, "Seed for data and cold positions")
+      ->check(unsigned64())
       ->capture_default_str();
   cmd->callback([options] { runBench(*options); });
 }

@@ -294,7 +294,7 @@ void addTuneCommand(CLI::App& app, int& exitCode) {
       ->check(CLI::Range(1, 1000000))
       ->capture_default_str();
   cmd->add_option("--time", o->timeLimit, "Stop the search after S seconds (0 = no limit)")
-      ->check(CLI::Range(0.0, 1e7))
+      ->check(finiteIn(0.0, 1e7))
       ->capture_default_str();
   std::string profiles = "Workload profile:";
   for (const auto& p : results::namedProfiles())
@@ -315,6 +315,7 @@ void addTuneCommand(CLI::App& app, int& exitCode) {
                   "Output directory (default results/<cpu-key>/<profile>[-cold][-kernel])");
   cmd->add_flag("--resume", o->resume, "Continue from the output directory's results.json");
   cmd->add_option("--seed", o->seed, "Seed: the same seed visits the same points in the same order")
+      ->check(unsigned64())
       ->capture_default_str();
   cmd->add_option("--stall", o->stall,
                   "Stop a carry family after N evaluations without improvement (0 = auto)");

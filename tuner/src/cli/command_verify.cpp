@@ -180,7 +180,8 @@ void addVerifyCommand(CLI::App& app) {
                 "With --all: only kernels that may run in the Linux kernel");
   cmd->add_option("--threads", options->threads, "Worker threads for --all (default: all CPUs)")
       ->check(CLI::Range(1, 256));
-  cmd->add_option("--seed", options->seed, "Seed for random data, sums and lengths");
+  cmd->add_option("--seed", options->seed, "Seed for random data, sums and lengths")
+      ->check(unsigned64());
   cmd->callback([options] {
     if (!options->all && options->params.empty()) {
       throw UsageError("verify needs --params P or --all");

@@ -1,9 +1,12 @@
 // csumtune: generate, verify, measure and tune Internet-checksum loops for this CPU.
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
 
 #include "atomic_file.hpp"
 #include "commands.hpp"
+#include "csumtune/gen/version.hpp"
 #include "csumtune/jit.hpp"
 #include "measure/kernel_source.hpp"
 
@@ -19,12 +22,29 @@ int main(int argc, char** argv) {
   csumtune::cli::addShowCommand(app);
   int exitCode = 0;
   csumtune::cli::addTuneCommand(app, exitCode);
+  app.set_version_flag("--version", std::string(csumtune::gen::kGeneratorVersion));
+
+  // An unknown verb is named, not reported as a missing one.
+  if (argc > 1 && argv[1][0] != '-') {
+    std::string verbs;
+    bool known = false;
+    for (const CLI::App* sub : app.get_subcommands({})) {
+      known = known || sub->get_name() == argv[1];
+      verbs += (verbs.empty() ? "" : ", ") + sub->get_name();
+    }
+    if (!known) {
+      std::cerr << "csumtune: unknown command '" << argv[1] << "' (expected " << verbs << ")\n";
+      return 2;
+    }
+  }
 
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     std::cerr << "csumtune: " << e.what() << "\n(see csumtune --help)\n";
@@ -47,6 +67,12 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     std::cerr << "csumtune: internal error: " << e.what() << "\n";
     return 1;
+  }
+  // Whatever a verb printed must have reached its destination: a full disk or /dev/full is
+  // an error, not a success.
+  if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+    std::cerr << "csumtune: cannot write to standard output: " << std::strerror(errno) << "\n";
+    return 2;
   }
   return exitCode;
 }

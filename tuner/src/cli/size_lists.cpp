@@ -9,6 +9,8 @@
 namespace csumtune::cli {
 namespace {
 
+constexpr double kMaxWeight = 1e9;
+
 std::vector<std::string> splitCommas(const std::string& text) {
   std::vector<std::string> items;
   std::string item;
@@ -50,8 +52,12 @@ std::vector<WeightedSize> parseWeightedSizes(const std::string& text) {
     if (colon != std::string::npos) {
       const std::string w = item.substr(colon + 1);
       auto [ptr, ec] = std::from_chars(w.data(), w.data() + w.size(), weight);
-      if (w.empty() || ec != std::errc() || ptr != w.data() + w.size() || !(weight > 0)) {
-        throw UsageError(fmt::format("weight '{}' in '{}' is not a positive number", w, item));
+      // Weights count buffers: finite, positive, and small enough that weight x length
+      // summed over the profile stays finite.
+      if (w.empty() || ec != std::errc() || ptr != w.data() + w.size() || !(weight > 0) ||
+          !(weight <= kMaxWeight)) {
+        throw UsageError(
+            fmt::format("weight '{}' in '{}' is not a number in (0, {:g}]", w, item, kMaxWeight));
       }
     }
     sizes.push_back({size, weight});

@@ -180,6 +180,8 @@ std::vector<Evaluation> evaluationsFromJson(const json& j, const std::string& pa
                                             std::string_view purpose) {
   try {
     std::vector<Evaluation> out;
+    if (!j.at("evaluations").is_array())
+      results::fail(path, purpose, "is malformed: \"evaluations\" is not an array");
     for (const auto& e : j.at("evaluations")) {
       Evaluation ev;
       ev.params = gen::parseParams(e.at("params").get<std::string>());
