@@ -126,6 +126,16 @@ std::string cpuKey(const CpuIdentity& cpu) {
   return buffer;
 }
 
+std::vector<std::string> unknownDisabledFeatures() {
+  std::vector<std::string> unknown;
+  for (const std::string& name : disabledByEnvironment()) {
+    const bool known = std::any_of(kFeatureRows.begin(), kFeatureRows.end(),
+                                   [&](const FeatureRow& row) { return name == row.name; });
+    if (!known) unknown.push_back(name);
+  }
+  return unknown;
+}
+
 bool hostHas(gen::CpuFeature feature) {
   // CPUID cannot change under us, the environment mask can (tests set it): read it each time.
   return present({gen::toString(feature).data(), asmjitId(feature)}, disabledByEnvironment());

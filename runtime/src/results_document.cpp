@@ -1,7 +1,10 @@
 #include "csumtune/results/document.hpp"
 
+#include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -71,8 +74,18 @@ RunHeader readHeader(const json& document, const std::string& path, std::string_
       h.cpuFeatures[name] = present.get<bool>();
     const json& workload = document.at("workload");
     h.profile = workload.at("profile").get<std::string>();
-    for (const auto& e : workload.at("sizes"))
-      h.sizes.push_back({e.at("size").get<int>(), e.at("weight").get<double>()});
+    for (const auto& e : workload.at("sizes")) {
+      // Strict: an integer length in range and a finite positive weight (get<int>() would
+      // wrap 1e300 and truncate 1.5).
+      const json& size = e.at("size");
+      const json& weight = e.at("weight");
+      if (!size.is_number_integer() || size.get<std::int64_t>() < 1 ||
+          size.get<std::int64_t>() > std::numeric_limits<int>::max() || !weight.is_number() ||
+          !std::isfinite(weight.get<double>()) || !(weight.get<double>() > 0)) {
+        fail(path, purpose, "is malformed: a profile size or weight is out of range");
+      }
+      h.sizes.push_back({size.get<int>(), weight.get<double>()});
+    }
     h.cache = workload.at("cache").get<std::string>();
     h.kernelSafe = document.at("search").at("kernel_safe").get<bool>();
     h.complete = document.at("complete").get<bool>();

@@ -172,6 +172,7 @@ expect 2 "is not an integer" -- "$CSUMTUNE" tune --seed 1e23
 expect 2 "is not a number in (0, 1e+09]" -- "$CSUMTUNE" tune --sizes 40:inf
 expect 2 "is not a number in (0, 1e+09]" -- "$CSUMTUNE" tune --sizes 40:1e308
 expect 2 "unknown command 'frobnicate'" -- "$CSUMTUNE" frobnicate
+expect 2 "names what is not a feature: AVX512" -- env CSUMTUNE_DISABLE_FEATURES=AVX512 "$CSUMTUNE" cpu
 expect 0 "" -- "$CSUMTUNE" --version
 expect 2 "emit --style gas" -- "$CSUMTUNE" kmod --params carry=avx2 -o "$(mktemp -d)/m"
 expect 2 "is not an existing directory" -- timeout 20 "$CSUMTUNE" bench -o /missing/dir/b.txt --sizes 40 --repeat 5
@@ -205,6 +206,27 @@ os.makedirs(sys.argv[2] + "/resume", exist_ok=True)
 json.dump(d, open(sys.argv[2] + "/resume/results.json", "w"))
 PY
 expect 2 "winner with empty params" -- "$CSUMTUNE" kmod --results "$hostile/empty-winner.json" -o "$hostile/m"
+# show: out-of-range numbers refused, not wrapped; an invalid winner refused; control bytes
+# from the file escaped.
+python3 - "$(dirname "$0")/../../results/amd-19-11-1-0a1bbd54/kernel/results.json" "$hostile" <<'PY'
+import json, sys
+src, out = sys.argv[1], sys.argv[2]
+for name, edit in [("big", lambda d: d["workload"]["sizes"][0].update(size=1e300)),
+                   ("negative", lambda d: d["workload"]["sizes"][0].update(size=-1)),
+                   ("fraction", lambda d: d["workload"]["sizes"][0].update(size=1.5)),
+                   ("count", lambda d: d["search"].update(ok=-1)),
+                   ("invalid", lambda d: d["winner"].update(params="carry=adcx,chains=3,unroll=9")),
+                   ("escape", lambda d: d.update(host="evil\u001b[2J\u0007"))]:
+    d = json.load(open(src))
+    edit(d)
+    json.dump(d, open(f"{out}/{name}.json", "w"))
+PY
+for bad in big negative fraction; do expect 2 "out of range" -- "$CSUMTUNE" show "$hostile/$bad.json"; done
+expect 2 "is not a count" -- "$CSUMTUNE" show "$hostile/count.json"
+expect 2 "not a valid kernel" -- "$CSUMTUNE" show "$hostile/invalid.json"
+out=$("$CSUMTUNE" show "$hostile/escape.json")
+[[ $out == *'evil\x1b[2J\x07'* && $out != *$'\e'* ]] && echo "ok:   show escapes control bytes" ||
+  { echo "FAIL: show printed control bytes"; failures=$((failures + 1)); }
 expect 2 "not an array" -- "$CSUMTUNE" tune --kernel-safe --resume --out "$hostile/resume"
 rm -rf "$hostile"
 

@@ -124,6 +124,9 @@ TEST_F(LoaderTest, RefusesEveryBadFile) {
   json noWinner = resultsFor("carry=adc", host_, key_);
   noWinner["winner"] = nullptr;
   expectRefused(write("nowinner.json", noWinner.dump()), Error::Kind::BadResults, "no winner");
+  // An empty winner would parse as the default kernel: refused, not passed off as tuned.
+  expectRefused(write("emptywinner.json", resultsFor("", host_, key_).dump()),
+                Error::Kind::BadResults, "winner with empty params");
   json badParams = resultsFor("carry=adc,chains=9", host_, key_);
   expectRefused(write("badparams.json", badParams.dump()), Error::Kind::BadResults,
                 "chains must be in 1..8");

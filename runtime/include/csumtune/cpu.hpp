@@ -36,6 +36,10 @@ CpuIdentity hostCpu();
 // equally share it; results from many machines sit side by side under results/<key>/.
 std::string cpuKey(const CpuIdentity& cpu);
 
+// Names in CSUMTUNE_DISABLE_FEATURES that are not features csumtune knows (they mask
+// nothing: the command line refuses them, the API ignores them).
+std::vector<std::string> unknownDisabledFeatures();
+
 // Whether the host (after CSUMTUNE_DISABLE_FEATURES) has the feature.
 bool hostHas(gen::CpuFeature feature);
 

@@ -1,4 +1,7 @@
 // csumtune show FILE: a results.json (tune) or a bench JSON, summarized for a human.
+#include <cmath>
+#include <cstdint>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -12,51 +15,81 @@ namespace {
 using nlohmann::json;
 constexpr std::string_view kPurpose = "show";
 
+// Text from a file goes to a terminal: control bytes (ESC, BEL, ...) are shown escaped.
+std::string printable(const std::string& text) {
+  std::string out;
+  for (unsigned char c : text) {
+    if (c < 0x20 || c == 0x7f) {
+      out += fmt::format("\\x{:02x}", c);
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+std::string text(const json& j, const char* key) {
+  return printable(j.at(key).get<std::string>());
+}
+// Counts and figures are printed only when they are what they claim to be.
+std::uint64_t count(const json& j, const char* key) {
+  const json& v = j.at(key);
+  if (!v.is_number_unsigned()) throw UsageError(fmt::format("'{}' is not a count", key));
+  return v.get<std::uint64_t>();
+}
+double real(const json& j, const char* key) {
+  const json& v = j.at(key);
+  if (!v.is_number() || !std::isfinite(v.get<double>()))
+    throw UsageError(fmt::format("'{}' is not a finite number", key));
+  return v.get<double>();
+}
+
 void showResults(const json& j, const std::string& path) {
   const results::RunHeader header = results::readHeader(j, path, kPurpose);
   const auto& s = j.at("search");
-  fmt::print("tuning run   {} ({})\n", j.at("created").get<std::string>(),
-             j.at("host").get<std::string>());
-  fmt::print("cpu          {} (key {})\n", header.cpuBrand, header.cpuKey);
-  fmt::print("workload     {} ({}), {} cache{}\n", header.profile,
-             results::profileSpec(header.sizes), header.cache,
+  fmt::print("tuning run   {} ({})\n", text(j, "created"), text(j, "host"));
+  fmt::print("cpu          {} (key {})\n", printable(header.cpuBrand), printable(header.cpuKey));
+  fmt::print("workload     {} ({}), {} cache{}\n", printable(header.profile),
+             results::profileSpec(header.sizes), printable(header.cache),
              header.kernelSafe ? ", kernel-safe" : "");
   fmt::print(
       "search       {}: {} unique evaluations ({} ok, {} wrong, {} refused), {} revisits, {:.1f} "
       "s; {}\n",
-      s.at("algorithm").get<std::string>(), s.at("unique_evaluations").get<std::size_t>(),
-      s.at("ok").get<std::size_t>(), s.at("wrong").get<std::size_t>(),
-      s.at("refused").get<std::size_t>(), s.at("revisits").get<std::size_t>(),
-      s.at("elapsed_seconds").get<double>(), s.at("stopped_because").get<std::string>());
+      text(s, "algorithm"), count(s, "unique_evaluations"), count(s, "ok"), count(s, "wrong"),
+      count(s, "refused"), count(s, "revisits"), real(s, "elapsed_seconds"),
+      text(s, "stopped_because"));
   if (!header.winnerParams) {
     fmt::print("winner       none (the run did not finish; continue it with --resume)\n");
     return;
   }
-  const std::string unit = j.at("timer").at("unit").get<std::string>();
+  // The winner is printed only when it is a valid kernel.
+  try {
+    gen::parseParams(*header.winnerParams);
+  } catch (const gen::ParamsError& e) {
+    throw UsageError(fmt::format("{}: the winner '{}' is not a valid kernel: {}", path,
+                                 printable(*header.winnerParams), e.what()));
+  }
+  const std::string unit = text(j.at("timer"), "unit");
   fmt::print("winner       {}\n", *header.winnerParams);
-  fmt::print("verdict      {}\n", j.at("winner").at("verdict").get<std::string>());
+  fmt::print("verdict      {}\n", text(j.at("winner"), "verdict"));
   fmt::print("\nfinalists ({}/byte on the profile, speedup vs {} [95% CI])\n", unit,
-             j.at("winner").value("baseline", std::string("the reference")));
+             printable(j.at("winner").value("baseline", std::string("the reference"))));
   for (const auto& f : j.at("finalists")) {
     const auto& sp = f.at("speedup");
-    fmt::print("  {:.4f}  {:.3f}x [{:.3f}, {:.3f}]  {}\n", f.at("score_per_byte").get<double>(),
-               sp.at("median").get<double>(), sp.at("ci_low").get<double>(),
-               sp.at("ci_high").get<double>(), f.at("params").get<std::string>());
+    fmt::print("  {:.4f}  {:.3f}x [{:.3f}, {:.3f}]  {}\n", real(f, "score_per_byte"),
+               real(sp, "median"), real(sp, "ci_low"), real(sp, "ci_high"), text(f, "params"));
   }
 }
 
 void showBench(const json& j) {
-  const std::string unit = j.at("unit").get<std::string>();
-  fmt::print("bench        {} cache, {} samples, {} ({})\n",
-             j.at("workload").at("cache").get<std::string>(),
-             j.at("workload").at("repeat").get<int>(), unit,
-             j.at("cpu").at("brand").get<std::string>());
+  const std::string unit = text(j, "unit");
+  fmt::print("bench        {} cache, {} samples, {} ({})\n", text(j.at("workload"), "cache"),
+             count(j.at("workload"), "repeat"), unit, text(j.at("cpu"), "brand"));
   for (const auto& k : j.at("kernels")) {
-    fmt::print("{}\n", k.at("name").get<std::string>());
+    fmt::print("{}\n", text(k, "name"));
     for (const auto& r : k.at("results")) {
       const auto& b = r.at("per_byte");
-      fmt::print("  {:>7} B  {:.4f} ±{:.4f} {}/byte\n", r.at("size").get<int>(),
-                 b.at("median").get<double>(), b.at("mad").get<double>(), unit);
+      fmt::print("  {:>7} B  {:.4f} ±{:.4f} {}/byte\n", count(r, "size"), real(b, "median"),
+                 real(b, "mad"), unit);
     }
   }
 }

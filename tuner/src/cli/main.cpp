@@ -6,6 +6,7 @@
 
 #include "atomic_file.hpp"
 #include "commands.hpp"
+#include "csumtune/cpu.hpp"
 #include "csumtune/gen/version.hpp"
 #include "csumtune/jit.hpp"
 #include "measure/kernel_source.hpp"
@@ -23,6 +24,21 @@ int main(int argc, char** argv) {
   int exitCode = 0;
   csumtune::cli::addTuneCommand(app, exitCode);
   app.set_version_flag("--version", std::string(csumtune::gen::kGeneratorVersion));
+
+  // A feature mask that masks nothing would make a test pass for the wrong reason.
+  if (const auto unknown = csumtune::unknownDisabledFeatures(); !unknown.empty()) {
+    std::string known;
+    for (const auto& f : csumtune::hostCpu().features)
+      known += (known.empty() ? "" : ", ") + f.name;
+    std::string names;
+    for (const auto& name : unknown) {
+      for (unsigned char c : name) names += (c < 0x20 || c >= 0x7f) ? '?' : static_cast<char>(c);
+      names += ' ';
+    }
+    std::cerr << "csumtune: CSUMTUNE_DISABLE_FEATURES names what is not a feature: " << names
+              << "(known: " << known << ")\n";
+    return 2;
+  }
 
   // An unknown verb is named, not reported as a missing one.
   if (argc > 1 && argv[1][0] != '-') {
