@@ -230,6 +230,24 @@ out=$("$CSUMTUNE" show "$hostile/escape.json")
 expect 2 "not an array" -- "$CSUMTUNE" tune --kernel-safe --resume --out "$hostile/resume"
 rm -rf "$hostile"
 
+# Two tunes into one folder: the second is refused while the first holds the lock; SIGTERM
+# stops a run like Ctrl-C (exit 130, resumable results.json, no temporary left behind).
+locked=$(mktemp -d)
+"$CSUMTUNE" tune --profile mtu --algorithm exhaustive --budget 100000 --time 0 --out "$locked/run" --quiet >/dev/null 2>&1 &
+first=$!
+sleep 2
+expect 2 "another csumtune run is writing into" -- "$CSUMTUNE" tune --profile mtu --budget 2 --out "$locked/run" --quiet
+kill -TERM "$first"
+wait "$first"
+status=$?
+if [[ $status -eq 130 ]] && python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert not d["complete"] and d["evaluations"]' "$locked/run/results.json" &&
+   [[ -z $(find "$locked/run" -name '.*.??????') ]]; then
+  echo "ok:   SIGTERM saves a resumable run, no temporaries; a second run is refused by the lock"
+else
+  echo "FAIL: SIGTERM / lock (status $status)"; failures=$((failures + 1))
+fi
+rm -rf "$locked"
+
 # The strategy registry: --list-algorithms names every strategy, the default first.
 algorithms=$("$CSUMTUNE" tune --list-algorithms)
 if [[ $(head -1 <<<"$algorithms") == crs2 && $algorithms == *exhaustive* ]]; then

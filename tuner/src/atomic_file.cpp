@@ -1,9 +1,11 @@
 #include "atomic_file.hpp"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -50,7 +52,7 @@ std::string resolveLinks(const std::string& path) {
 
 void writeFileAtomically(const std::string& requested, std::string_view content) {
   const std::string path = resolveLinks(requested);
-  struct stat st{};
+  struct stat st {};
   if (stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
     if (S_ISDIR(st.st_mode)) throw FileError("cannot write " + requested + ": it is a directory");
     // A device or FIFO (/dev/null, /dev/stdout, a pipe) is written in place, never replaced.
@@ -84,9 +86,72 @@ void writeFileAtomically(const std::string& requested, std::string_view content)
   }
 }
 
+void writeFilesTogether(const std::string& dir,
+                        const std::vector<std::pair<std::string, std::string>>& files,
+                        const std::vector<std::string>& owned) {
+  std::vector<std::pair<std::string, std::string>> staged;  // temporary, target
+  auto discard = [&] {
+    for (const auto& [temp, target] : staged) unlink(temp.c_str());
+  };
+  for (const auto& [name, content] : files) {
+    const std::string target = dir + "/" + name;
+    std::string temp = dir + "/." + name + ".XXXXXX";
+    const int fd = mkstemp(temp.data());
+    if (fd < 0) {
+      const int err = errno;
+      discard();
+      fail(target, err);
+    }
+    staged.emplace_back(temp, target);
+    const bool ok = writeAll(fd, content) && fchmod(fd, 0644) == 0 && fsync(fd) == 0;
+    const int err = errno;
+    if (close(fd) != 0 || !ok) {
+      discard();
+      fail(target, ok ? errno : err);
+    }
+  }
+  for (const auto& [temp, target] : staged) {
+    if (std::rename(temp.c_str(), target.c_str()) != 0) {
+      const int err = errno;
+      discard();
+      fail(target, err);
+    }
+  }
+  for (const std::string& name : owned) {
+    const bool written = std::any_of(files.begin(), files.end(),
+                                     [&](const auto& file) { return file.first == name; });
+    if (!written) unlink((dir + "/" + name).c_str());
+  }
+}
+
+FolderLock::FolderLock(const std::string& dir) {
+  const std::filesystem::path folder = std::filesystem::path(dir).lexically_normal();
+  std::filesystem::path name = folder.filename();
+  if (name.empty()) name = folder.parent_path().filename();
+  const std::string lock =
+      (folder.parent_path().empty() ? std::filesystem::path(".") : folder.parent_path()) /
+      ("." + name.string() + ".lock");
+  fd_ = open(lock.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd_ < 0) fail(lock, errno);
+  if (flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+    const int err = errno;
+    close(fd_);
+    fd_ = -1;
+    if (err == EWOULDBLOCK) {
+      throw FileError("another csumtune run is writing into " + dir + " (it holds " + lock +
+                      "); wait for it or choose another --out");
+    }
+    fail(lock, err);
+  }
+}
+
+FolderLock::~FolderLock() {
+  if (fd_ >= 0) close(fd_);
+}
+
 void checkWritable(const std::string& requested) {
   const std::string path = resolveLinks(requested);
-  struct stat st{};
+  struct stat st {};
   if (stat(path.c_str(), &st) == 0) {
     if (S_ISDIR(st.st_mode)) throw FileError("cannot write " + requested + ": it is a directory");
     if (access(path.c_str(), W_OK) != 0) fail(requested, errno);

@@ -93,9 +93,11 @@ tuner::Profile chooseProfile(const TuneOptions& o) {
   throw UsageError(fmt::format("unknown profile '{}' (expected {})", name, names));
 }
 
+// Every file of one run, written together: a folder never mixes two runs' files.
 void writeOutputs(const tuner::TuneRun& run, const std::string& dir, bool quiet) {
-  tuner::writeFileAtomically(dir + "/results.json", tuner::toJson(run).dump(1) + "\n");
-  std::vector<std::string> plots;
+  std::vector<std::pair<std::string, std::string>> files{
+      {"results.json", tuner::toJson(run).dump(1) + "\n"}};
+  std::vector<std::string> plotNames;
   if (run.complete()) {
     const auto& winner = run.finalists.front();
     tuner::SourceRequest request;
@@ -106,12 +108,17 @@ void writeOutputs(const tuner::TuneRun& run, const std::string& dir, bool quiet)
     request.figures = fmt::format("profile {} ({} cache): {:.4f} {}/byte, {}", run.profile.name,
                                   tuner::toString(run.cache), winner.scorePerByte, run.timerUnit,
                                   tuner::verdict(winner, run.reference));
-    tuner::writeFileAtomically(dir + "/winner.S", tuner::renderSource(request));
+    files.emplace_back("winner.S", tuner::renderSource(request));
     std::string why;
-    plots = tuner::drawPlots(run, dir, &why);
+    for (auto& plot : tuner::drawPlots(run, &why)) {
+      plotNames.push_back(plot.name);
+      files.emplace_back(plot.name, std::move(plot.svg));
+    }
     if (!why.empty() && !quiet) std::cerr << "csumtune: note: " << why << "\n";
   }
-  tuner::writeFileAtomically(dir + "/report.md", tuner::renderTuneReport(run, plots));
+  files.emplace_back("report.md", tuner::renderTuneReport(run, plotNames));
+  tuner::writeFilesTogether(dir, files,
+                            {"results.json", "winner.S", "report.md", "sweep.svg", "space.svg"});
 }
 
 // Searches a recorded table instead of the CPU and says how close the search came to the
@@ -193,6 +200,13 @@ int runTune(const TuneOptions& o) {
     throw UsageError(fmt::format("cannot create {}: {}", dir, e.what()));
   }
   if (access(dir.c_str(), W_OK) != 0) throw UsageError("cannot write into " + dir);
+  // One run at a time into a folder (held until the process ends).
+  std::optional<tuner::FolderLock> lock;
+  try {
+    lock.emplace(dir);
+  } catch (const tuner::FileError& e) {
+    throw UsageError(e.what());
+  }
 
   auto timer = tuner::makeTimer();
   run.timerUnit = timer->unit();
@@ -226,7 +240,10 @@ int runTune(const TuneOptions& o) {
       },
       &otherWorkload);
   gInterrupted = false;
+  // Ctrl-C and SIGTERM both stop the run at the next check and save a resumable state
+  // (never a half-written file or a stray temporary).
   auto previous = std::signal(SIGINT, onInterrupt);
+  auto previousTerm = std::signal(SIGTERM, onInterrupt);
   settings.interrupted = &gInterrupted;
   settings.progress = [&](const tuner::Evaluator& ev) {
     if (!progress) return;
@@ -243,6 +260,7 @@ int runTune(const TuneOptions& o) {
   if (progress) std::fprintf(stderr, "\n");
   writeOutputs(run, dir, o.quiet);
   std::signal(SIGINT, previous);
+  std::signal(SIGTERM, previousTerm);
 
   switch (run.end) {
     case tuner::TuneEnd::Interrupted:

@@ -191,7 +191,7 @@ std::string renderTuneReport(const TuneRun& run, const std::vector<std::string>&
   return md;
 }
 
-std::vector<std::string> drawPlots(const TuneRun& run, const std::string& dir, std::string* why) {
+std::vector<Plot> drawPlots(const TuneRun& run, std::string* why) {
   if (!haveGnuplot()) {
     if (why) *why = "gnuplot is not installed (apt-get install gnuplot-nox): no plots";
     return {};
@@ -199,7 +199,7 @@ std::vector<std::string> drawPlots(const TuneRun& run, const std::string& dir, s
   namespace fs = std::filesystem;
   const fs::path work = fs::temp_directory_path() / fmt::format("csumtune-plot-{}", ::getpid());
   fs::create_directories(work);
-  std::vector<std::string> written;
+  std::vector<Plot> written;
   auto runScript = [&](const std::string& name, const std::string& script) {
     const fs::path file = work / (name + ".gp");
     std::ofstream(file) << script;
@@ -208,8 +208,7 @@ std::vector<std::string> drawPlots(const TuneRun& run, const std::string& dir, s
         fs::exists(out)) {
       std::ifstream in(out);
       const std::string svg((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-      writeFileAtomically((fs::path(dir) / name).string(), svg);
-      written.push_back(name);
+      written.push_back({name, svg});
     } else if (why) {
       *why = "gnuplot failed on " + name;
     }
