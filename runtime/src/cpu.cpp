@@ -126,6 +126,23 @@ std::string cpuKey(const CpuIdentity& cpu) {
   return buffer;
 }
 
+std::string cpuKeyOf(const std::string& vendor, const std::string& brand, std::uint32_t family,
+                     std::uint32_t model, std::uint32_t stepping,
+                     const std::map<std::string, bool>& features) {
+  CpuIdentity cpu;
+  cpu.vendor = vendor;
+  cpu.brand = brand;
+  cpu.family = family;
+  cpu.model = model;
+  cpu.stepping = stepping;
+  // The key hashes the features in the table's order, whatever order the file lists them in.
+  for (const FeatureRow& row : kFeatureRows) {
+    const auto it = features.find(row.name);
+    cpu.features.push_back({row.name, it != features.end() && it->second});
+  }
+  return cpuKey(cpu);
+}
+
 std::vector<std::string> unknownDisabledFeatures() {
   std::vector<std::string> unknown;
   for (const std::string& name : disabledByEnvironment()) {

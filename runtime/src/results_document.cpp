@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "csumtune/cpu.hpp"
 #include "csumtune/jit.hpp"
 
 namespace csumtune::results {
@@ -72,6 +73,19 @@ RunHeader readHeader(const json& document, const std::string& path, std::string_
     h.cpuBrand = cpu.value("brand", "?");
     for (const auto& [name, present] : cpu.at("features").items())
       h.cpuFeatures[name] = present.get<bool>();
+    // The file checks itself: its key must be the one its own CPU fields give (a key edited
+    // to make a file load on another CPU is refused).
+    if (cpu.contains("vendor") && cpu.contains("family")) {
+      const std::string recomputed =
+          cpuKeyOf(cpu.at("vendor").get<std::string>(), h.cpuBrand,
+                   cpu.at("family").get<std::uint32_t>(), cpu.at("model").get<std::uint32_t>(),
+                   cpu.at("stepping").get<std::uint32_t>(), h.cpuFeatures);
+      if (recomputed != h.cpuKey) {
+        fail(path, purpose,
+             fmt::format("says CPU key {} but its CPU fields give {}: the file was edited",
+                         h.cpuKey, recomputed));
+      }
+    }
     const json& workload = document.at("workload");
     h.profile = workload.at("profile").get<std::string>();
     for (const auto& e : workload.at("sizes")) {
@@ -108,6 +122,12 @@ void writeHeader(json& document, const RunHeader& h) {
   json& cpu = document["cpu"];
   cpu["key"] = h.cpuKey;
   cpu["brand"] = h.cpuBrand;
+  if (h.cpuFields) {
+    cpu["vendor"] = h.cpuFields->vendor;
+    cpu["family"] = h.cpuFields->family;
+    cpu["model"] = h.cpuFields->model;
+    cpu["stepping"] = h.cpuFields->stepping;
+  }
   cpu["features"] = json::object();
   for (const auto& [name, present] : h.cpuFeatures) cpu["features"][name] = present;
   json& workload = document["workload"];

@@ -124,6 +124,18 @@ TEST_F(LoaderTest, RefusesEveryBadFile) {
   json noWinner = resultsFor("carry=adc", host_, key_);
   noWinner["winner"] = nullptr;
   expectRefused(write("nowinner.json", noWinner.dump()), Error::Kind::BadResults, "no winner");
+  // A file checks itself: a key edited to load on this CPU is refused when the CPU fields
+  // it records give another.
+  json edited = resultsFor("carry=adc", host_, key_);
+  edited["cpu"]["vendor"] = host_.vendor;
+  edited["cpu"]["family"] = host_.family + 1;
+  edited["cpu"]["model"] = host_.model;
+  edited["cpu"]["stepping"] = host_.stepping;
+  expectRefused(write("edited.json", edited.dump()), Error::Kind::BadResults,
+                "the file was edited");
+  edited["cpu"]["family"] = host_.family;
+  EXPECT_NO_THROW(Jit::load(write("honest.json", edited.dump())))
+      << "the same fields, the same key";
   // An empty winner would parse as the default kernel: refused, not passed off as tuned.
   expectRefused(write("emptywinner.json", resultsFor("", host_, key_).dump()),
                 Error::Kind::BadResults, "winner with empty params");

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,6 +36,12 @@ CpuIdentity hostCpu();
 // brand and feature flags, e.g. "amd-1a-02-1-5c3e9f0a". Machines that can run the same kernels
 // equally share it; results from many machines sit side by side under results/<key>/.
 std::string cpuKey(const CpuIdentity& cpu);
+
+// The key of a CPU described by the fields a results file records (features by name, in any
+// order): results files are checked against their own key with it.
+std::string cpuKeyOf(const std::string& vendor, const std::string& brand, std::uint32_t family,
+                     std::uint32_t model, std::uint32_t stepping,
+                     const std::map<std::string, bool>& features);
 
 // Names in CSUMTUNE_DISABLE_FEATURES that are not features csumtune knows (they mask
 // nothing: the command line refuses them, the API ignores them).

@@ -66,6 +66,8 @@ results::RunHeader headerOf(const TuneRun& run) {
   results::RunHeader h;
   h.cpuKey = run.cpuKey;
   h.cpuBrand = run.cpu.brand;
+  h.cpuFields = results::RunHeader::CpuFields{run.cpu.vendor, run.cpu.family, run.cpu.model,
+                                              run.cpu.stepping};
   for (const auto& f : run.cpu.features) h.cpuFeatures[f.name] = f.present;
   h.profile = run.profile.name;
   h.sizes = run.profile.entries;

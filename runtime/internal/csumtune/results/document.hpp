@@ -5,6 +5,7 @@
 // Readers: Jit::load and best() (runtime), tune --resume / --replay, kmod --results, show.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -26,6 +27,12 @@ struct RunHeader {
   std::string cpuKey;
   std::string cpuBrand;
   std::map<std::string, bool> cpuFeatures;
+  // The identity the key is made from (written by tune, checked against the key on reading).
+  struct CpuFields {
+    std::string vendor;
+    std::uint32_t family = 0, model = 0, stepping = 0;
+  };
+  std::optional<CpuFields> cpuFields;
   std::string profile;  // a name of namedProfiles(), or "custom"
   std::vector<ProfileEntry> sizes;
   std::string cache;  // "hot" or "cold"
