@@ -15,6 +15,14 @@
 #define CSUMTUNE_INSTALLED_RESULTS ""
 #endif
 
+// Where `cmake --install` put the committed results. A weak default, the prefix compiled in;
+// a program built against the installed package gets a strong definition from the package's
+// CMake config (cmake/csumtune_results_dir.in), with the prefix the package was found at,
+// so a relocated install (--prefix P, moved, unpacked elsewhere) still finds its results.
+extern "C" __attribute__((weak)) const char* csumtune_installed_results_dir(void) {
+  return CSUMTUNE_INSTALLED_RESULTS;
+}
+
 namespace csumtune {
 namespace {
 
@@ -27,7 +35,8 @@ std::optional<std::string>& installedResultsOverride() {
 
 std::string installedResults() {
   if (installedResultsOverride()) return *installedResultsOverride();
-  return CSUMTUNE_INSTALLED_RESULTS;
+  const char* dir = csumtune_installed_results_dir();
+  return dir ? dir : "";
 }
 
 std::map<std::string, bool> hostFeatures(const CpuIdentity& host) {

@@ -17,8 +17,9 @@ head -c 3000001 /dev/urandom >"$WORK/big"   # more than one 1 MiB chunk, odd len
 printf '\xff%.0s' $(seq 1 4096) >"$WORK/ones"
 files=("$WORK/empty" "$WORK/one" "$WORK/odd" "$WORK/big" "$WORK/ones")
 
-# The installed share/csumtune/results is where best() looks; point it there explicitly too.
-export CSUMTUNE_RESULTS="$WORK/prefix/share/csumtune/results"
+# The installed share/csumtune/results of this (relocated: a temporary --prefix) install is
+# where best() looks, with no CSUMTUNE_RESULTS to point it there.
+unset CSUMTUNE_RESULTS
 "$WORK/build/checksum-files" "${files[@]}" >"$WORK/got" 2>"$WORK/origin"
 python3 - "$WORK/got" "${files[@]}" <<'PY'
 import sys
@@ -38,7 +39,7 @@ PY
 cat "$WORK/origin"
 key=$(python3 -c 'import json,subprocess,sys; print(json.loads(subprocess.check_output([sys.argv[1], "cpu", "--json"]))["key"])' "$BUILD/tuner/csumtune")
 if [[ -d "$SOURCE/results/$key" ]] && ls "$SOURCE"/results/"$key"/*/results.json >/dev/null 2>&1; then
-  grep -q "results.json" "$WORK/origin" || { echo "FAIL: committed results for $key exist but the default kernel was used"; exit 1; }
+  grep -q "$WORK/prefix/share/csumtune/results/.*results.json" "$WORK/origin" || { echo "FAIL: committed results for $key are installed under the relocated prefix but were not used: $(cat "$WORK/origin")"; exit 1; }
   echo "ok: loaded the committed results for this CPU ($key)"
 fi
 # A missing file is an error (exit 2), not a crash.
