@@ -52,10 +52,13 @@ void runKmod(const KmodOptions& o) {
       replaceAll(replaceAll(std::string(templates::harness()), "@PARAMS@", params.toString()),
                  "@VERSION@", gen::kGeneratorVersion);
   try {
-    tuner::writeFileAtomically(o.out + "/Kbuild", templates::kbuild());
-    tuner::writeFileAtomically(o.out + "/Makefile", templates::makefile());
-    tuner::writeFileAtomically(o.out + "/harness.c", harness);
-    tuner::writeFileAtomically(o.out + "/tuned.S", tuned);
+    // The module's files together: a full disk leaves the previous module, not half a new one.
+    tuner::writeFilesTogether(o.out,
+                              {{"Kbuild", std::string(templates::kbuild())},
+                               {"Makefile", std::string(templates::makefile())},
+                               {"harness.c", harness},
+                               {"tuned.S", tuned}},
+                              {});
   } catch (const tuner::FileError& e) {
     throw UsageError(e.what());
   }

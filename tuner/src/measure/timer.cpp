@@ -35,14 +35,19 @@ class TscTimer : public Timer {
   std::string source() const override { return "rdtsc/rdtscp with lfence"; }
 };
 
-class PerfCyclesTimer : public Timer {
+// A perf_event_open counter read with read(2): hardware cycles on a machine with a PMU. The
+// same class serves any event, which is how the path is tested where there is no PMU.
+class PerfCounterTimer : public Timer {
  public:
-  explicit PerfCyclesTimer(int fd) : fd_(fd) { measureOverhead(); }
-  ~PerfCyclesTimer() override { close(fd_); }
+  PerfCounterTimer(int fd, std::string unit, std::string source)
+      : fd_(fd), unit_(std::move(unit)), source_(std::move(source)) {
+    measureOverhead();
+  }
+  ~PerfCounterTimer() override { close(fd_); }
   std::uint64_t start() override { return read(); }
   std::uint64_t stop() override { return read(); }
-  std::string unit() const override { return "cycles"; }
-  std::string source() const override { return "perf_event_open hardware cycles (user only)"; }
+  std::string unit() const override { return unit_; }
+  std::string source() const override { return source_; }
 
  private:
   std::uint64_t read() {
@@ -51,17 +56,18 @@ class PerfCyclesTimer : public Timer {
     return value;
   }
   int fd_;
+  std::string unit_, source_;
 };
 
-int openCycleCounter(std::string* why) {
+int openCounter(std::uint32_t type, std::uint64_t config, const char* name, std::string* why) {
   perf_event_attr attr{};
   attr.size = sizeof attr;
-  attr.type = PERF_TYPE_HARDWARE;
-  attr.config = PERF_COUNT_HW_CPU_CYCLES;
+  attr.type = type;
+  attr.config = config;
   attr.exclude_kernel = 1;
   attr.exclude_hv = 1;
   const int fd = static_cast<int>(syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0));
-  if (fd < 0 && why) *why = std::string("perf_event_open(cycles): ") + std::strerror(errno);
+  if (fd < 0 && why) *why = std::string("perf_event_open(") + name + "): " + std::strerror(errno);
   return fd;
 }
 
@@ -78,10 +84,17 @@ void Timer::measureOverhead() {
   overhead_ = static_cast<double>(samples[500]);
 }
 
+std::unique_ptr<Timer> makePerfTimer(std::uint32_t type, std::uint64_t config, std::string unit,
+                                     std::string* why) {
+  const int fd = openCounter(type, config, unit.c_str(), why);
+  if (fd < 0) return nullptr;
+  return std::make_unique<PerfCounterTimer>(fd, unit, "perf_event_open " + unit + " (user only)");
+}
+
 std::unique_ptr<Timer> makeTimer(bool forceTsc, std::string* why) {
   if (!forceTsc) {
-    const int fd = openCycleCounter(why);
-    if (fd >= 0) return std::make_unique<PerfCyclesTimer>(fd);
+    if (auto timer = makePerfTimer(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, "cycles", why))
+      return timer;
   } else if (why) {
     *why = "TSC requested";
   }

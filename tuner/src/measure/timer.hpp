@@ -30,4 +30,10 @@ class Timer {
 // null) receives the reason a perf counter was not used.
 std::unique_ptr<Timer> makeTimer(bool forceTsc = false, std::string* why = nullptr);
 
+// The perf_event_open timer makeTimer() uses for cycles, on any event (type and config as in
+// linux/perf_event.h); nullptr (and `why`) when the kernel refuses it. Tests drive the cycle
+// path with a software event where there is no PMU.
+std::unique_ptr<Timer> makePerfTimer(std::uint32_t type, std::uint64_t config, std::string unit,
+                                     std::string* why = nullptr);
+
 }  // namespace csumtune::tuner

@@ -1,19 +1,20 @@
 #include "search/replay_measurer.hpp"
 
 #include <algorithm>
-#include <ranges>
 
 #include "search/space.hpp"
 
 namespace csumtune::tuner {
 
 ReplayMeasurer::ReplayMeasurer(const std::vector<Evaluation>& table) {
-  for (const Evaluation& e : table) table_.emplace(codeKey(e.params), e);
+  for (const Evaluation& e : table) {
+    if (index_.emplace(codeKey(e.params), table_.size()).second) table_.push_back(e);
+  }
 }
 
 Evaluation ReplayMeasurer::measure(const gen::Params& params) {
-  if (auto it = table_.find(codeKey(params)); it != table_.end()) {
-    Evaluation e = it->second;
+  if (auto it = index_.find(codeKey(params)); it != index_.end()) {
+    Evaluation e = table_[it->second];
     e.resumed = false;
     return e;
   }
@@ -40,12 +41,12 @@ std::vector<FinalistResult> ReplayMeasurer::remeasureFinalists(
 }
 
 const Evaluation* ReplayMeasurer::optimum() const {
-  return bestOf(table_ | std::views::values);
+  return bestOf(table_);
 }
 
 std::size_t ReplayMeasurer::rankOf(double score) const {
   std::size_t rank = 1;
-  for (const auto& [key, e] : table_) rank += e.status == EvalStatus::Ok && e.score < score;
+  for (const Evaluation& e : table_) rank += e.status == EvalStatus::Ok && e.score < score;
   return rank;
 }
 

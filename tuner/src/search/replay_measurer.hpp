@@ -37,7 +37,8 @@ class ReplayMeasurer : public TuneMeasurer {
   std::size_t size() const { return table_.size(); }
 
  private:
-  std::map<std::string, Evaluation> table_;
+  std::vector<Evaluation> table_;             // first entry of each distinct kernel
+  std::map<std::string, std::size_t> index_;  // code key -> table_ index
 };
 
 }  // namespace csumtune::tuner

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Fuzzes csumtune with libFuzzer (clang, AddressSanitizer, UBSan): the Params parser, the
+# results.json readers (Jit::load, show's and --resume's reader, kmod's) and the generator
+# (random points of the space, every short-path key, compiled and compared with the
+# reference on random buffers). Each target runs SECONDS (default 60) from the committed
+# seed corpus (tests/fuzz/corpus/<target>/), in a build directory of its own.
+#
+#   scripts/fuzz.sh [SECONDS]        exit 1 on a finding (its input is kept in build-fuzz/)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SECONDS_EACH=${1:-60}
+source tests/e2e/packages.sh
+ensure_packages fuzz clang libclang-rt-14-dev
+BUILD=${CSUMTUNE_FUZZ_BUILD:-build-fuzz}
+cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang \
+  -DCMAKE_CXX_COMPILER=clang++ -DCSUMTUNE_FUZZ=ON >/dev/null
+cmake --build "$BUILD" -j"$(nproc)" --target fuzz_params fuzz_results fuzz_generator >/dev/null
+status=0
+for target in params results generator; do
+  work="$BUILD/corpus-$target"
+  mkdir -p "$work" "$BUILD/findings-$target"
+  log="$BUILD/fuzz-$target.log"
+  if ASAN_OPTIONS=detect_leaks=0 "$BUILD/tests/fuzz/fuzz_$target" "$work" "tests/fuzz/corpus/$target" \
+      -max_total_time="$SECONDS_EACH" -artifact_prefix="$BUILD/findings-$target/" -print_final_stats=1 \
+      >"$log" 2>&1; then
+    runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+    echo "fuzz: $target: $runs executions in ${SECONDS_EACH} s, no finding"
+  else
+    echo "fuzz: $target: FINDING (see $log and $BUILD/findings-$target/)"
+    tail -30 "$log"
+    status=1
+  fi
+done
+exit $status

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# CPUs this machine is not: csumtune under qemu-user with CPU models whose CPUID really lacks
+# features (not CSUMTUNE_DISABLE_FEATURES). For each model: `cpu` reports what the model has;
+# every carry family verifies when its features are there and is refused (exit 2, never
+# SIGILL) when they are not; best() falls back for a CPU without results; a representative
+# subset of the unit suites passes. TCG has no AVX-512: those families run on the host only.
+#
+#   tests/e2e/cpu-models.sh CSUMTUNE UNIT_TESTS
+set -uo pipefail
+CSUMTUNE=${1:?usage: cpu-models.sh CSUMTUNE UNIT_TESTS}
+TESTS=${2:?}
+source "$(dirname "$0")/packages.sh"
+ensure_packages cpu-models qemu-user
+failures=0
+check() {  # check DESCRIPTION COMMAND...
+  local what=$1
+  shift
+  if "$@"; then echo "ok:   $what"; else echo "FAIL: $what"; failures=$((failures + 1)); fi
+}
+# model: the features it has among ADX, AVX2, AVX512F
+declare -A HAS=([Westmere]="" [Haswell]="AVX2" [Broadwell]="ADX AVX2" [EPYC-Rome]="ADX AVX2")
+declare -A FAMILY=([adc]="" [add32]="" [cmov]="" [adcx]="ADX" [avx2]="AVX2" [avx512]="AVX512F"
+                   [avx512vnni]="AVX512F")
+declare -A SHAPE=([adc]="chains=4,unroll=16" [add32]="chains=4,unroll=8" [cmov]="chains=3,unroll=9"
+                  [adcx]="chains=4,unroll=16" [avx2]="chains=2,unroll=4" [avx512]="chains=2,unroll=4"
+                  [avx512vnni]="chains=2,unroll=4")
+for model in Westmere Haswell Broadwell EPYC-Rome; do
+  run=(qemu-x86_64 -cpu "$model")
+  features=$("${run[@]}" "$CSUMTUNE" cpu 2>&1 | sed -n 's/^features *//p')
+  for f in ADX AVX2 AVX512F; do
+    want="-$f"
+    [[ " ${HAS[$model]} " == *" $f "* ]] && want="+$f"
+    check "$model: cpu reports $want" grep -q -- "$want" <<<"$features"
+  done
+  for family in "${!FAMILY[@]}"; do
+    need=${FAMILY[$family]}
+    out=$("${run[@]}" "$CSUMTUNE" verify --quick --params "carry=$family,${SHAPE[$family]},tail=overlap,sum=last,exact=40" 2>&1)
+    status=$?
+    if [[ -z $need || " ${HAS[$model]} " == *" $need "* ]]; then
+      check "$model: carry=$family verifies (status $status)" test $status -eq 0
+    else
+      check "$model: carry=$family refused, not run (status $status: ${out:0:80})" \
+        bash -c "[[ $status -eq 2 && '$out' == *'needs $need'* ]]"
+    fi
+  done
+  # No results for this CPU: best() falls back to the safe default and says so; the runtime
+  # and loader suites, a correctness subset, and the emitter's byte identity all pass.
+  check "$model: unit subset" "${run[@]}" "$TESTS" --gtest_brief=1 \
+    --gtest_filter='Runtime.*:LoaderTest.*:Params*:LinkedKernels.GnuAsBytesEqualJitBytes:OutputFiles.*:Tune*'
+done
+[[ $failures -eq 0 ]] && echo "cpu-models: all checks passed" || { echo "cpu-models: $failures failed"; exit 1; }
