@@ -160,6 +160,9 @@ expect 2 "is a directory" -- timeout 10 "$CSUMTUNE" show "$odd/dir.json"
 expect 2 "not a regular file" -- timeout 10 "$CSUMTUNE" show "$odd/fifo.json"
 expect 2 "not a regular file" -- timeout 10 "$CSUMTUNE" kmod --results "$odd/fifo.json" -o "$odd/m"
 expect 2 "is a directory" -- timeout 10 "$CSUMTUNE" tune --replay "$odd/dir.json"
+mkdir "$odd/fiforun"
+mkfifo "$odd/fiforun/results.json"
+expect 2 "not a regular file" -- timeout 10 "$CSUMTUNE" tune --resume --out "$odd/fiforun"
 rm -rf "$odd"
 
 # Hostile input (issue 13): numbers parsed strictly, outputs checked before the work and

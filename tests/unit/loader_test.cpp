@@ -176,7 +176,10 @@ TEST_F(LoaderTest, BestFindsResultsForThisCpuOnTheSearchPath) {
         resultsFor("carry=adc,chains=3,unroll=9", host_, key_, "imix", "hot", true).dump());
   write("root/" + key_ + "/imix-cold/results.json",
         resultsFor("carry=adc,chains=5,unroll=10", host_, key_, "imix", "cold").dump());
-  // Neither a directory nor a FIFO where a results file should be may stop best().
+  // Neither a directory, a FIFO nor a symlink loop where a results file should be may stop
+  // best().
+  fs::create_directories(dir_ / "root" / key_ / "aac");
+  fs::create_symlink("results.json", dir_ / "root" / key_ / "aac" / "results.json");
   fs::create_directories(dir_ / "root" / key_ / "aaa" / "results.json");
   fs::create_directories(dir_ / "root" / key_ / "aab");
   ASSERT_EQ(mkfifo((dir_ / "root" / key_ / "aab" / "results.json").c_str(), 0600), 0);

@@ -136,6 +136,31 @@ TEST(Tune, TheGuardKeepsAKernelSlowerElsewhereFromWinning) {
   EXPECT_TRUE(run.guard.back().eligible);
 }
 
+// Ctrl-C or SIGTERM while the finalists are measured: the run ends at the phase's end as
+// interrupted (resumable), not complete.
+TEST(Tune, AnInterruptDuringTheFinalistsEndsTheRun) {
+  class InterruptedHere : public ReplayMeasurer {
+   public:
+    using ReplayMeasurer::ReplayMeasurer;
+    std::atomic<bool>* flag = nullptr;
+    std::vector<FinalistResult> remeasureFinalists(const std::vector<Evaluation>& f) override {
+      flag->store(true);
+      return ReplayMeasurer::remeasureFinalists(f);
+    }
+  };
+  std::atomic<bool> interrupted{false};
+  InterruptedHere replay(syntheticTable(gen::parseParams("carry=adc,chains=4,unroll=16"), true));
+  replay.flag = &interrupted;
+  TuneRun run = runFor(true, 50);
+  run.search.algorithm = "random";
+  TuneSettings settings;
+  settings.interrupted = &interrupted;
+  settings.frameShapes = 0;
+  tune(run, replay, settings);
+  EXPECT_EQ(run.end, TuneEnd::Interrupted);
+  EXPECT_TRUE(run.sweep.empty()) << "the sweep ran after the interrupt";
+}
+
 TEST(Tune, ASimdWinnerComesOutInGasStyleWhateverWasAsked) {
   const gen::Params best = gen::parseParams("carry=avx2,chains=2,unroll=8");
   ReplayMeasurer replay(syntheticTable(best, false));
