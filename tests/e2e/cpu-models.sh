@@ -43,6 +43,13 @@ for model in Westmere Haswell Broadwell EPYC-Rome; do
         bash -c "[[ $status -eq 2 && '$out' == *'needs $need'* ]]"
     fi
   done
+  # The command line on that CPU: emit needs no feature (nothing runs), bench refuses what
+  # cannot run and measures what can.
+  check "$model: emit of every family" bash -c "for f in ${!FAMILY[*]}; do ${run[*]} '$CSUMTUNE' emit --style gas --params carry=\$f >/dev/null 2>&1 || exit 1; done"
+  out=$("${run[@]}" "$CSUMTUNE" bench --params carry=adc --sizes 64 --repeat 5 --batch 1000 2>&1)
+  check "$model: bench runs (status $?)" grep -q "median" <<<"$out"
+  out=$("${run[@]}" "$CSUMTUNE" bench --params carry=avx512 --sizes 64 --repeat 5 --batch 1000 2>&1)
+  check "$model: bench refuses avx512 (${out:0:60})" grep -q "needs AVX512F" <<<"$out"
   # No results for this CPU: best() falls back to the safe default and says so; the runtime
   # and loader suites, a correctness subset, and the emitter's byte identity all pass.
   check "$model: unit subset" "${run[@]}" "$TESTS" --gtest_brief=1 \

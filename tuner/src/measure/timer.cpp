@@ -6,6 +6,8 @@
 #include <unistd.h>
 #include <x86intrin.h>
 
+#include <asmjit/core.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -16,9 +18,11 @@ namespace {
 
 // lfence before rdtsc keeps earlier instructions from drifting past the read; rdtscp waits
 // for the timed code to finish, and the lfence after it keeps later code from starting early.
+// A CPU without RDTSCP (some x86-64 CPUs lack it; qemu's Westmere model does) gets
+// lfence; rdtsc; lfence at the stop as well, instead of an illegal instruction.
 class TscTimer : public Timer {
  public:
-  TscTimer() { measureOverhead(); }
+  TscTimer() : rdtscp_(asmjit::CpuInfo::host().features().x86().hasRDTSCP()) { measureOverhead(); }
   std::uint64_t start() override {
     _mm_lfence();
     const std::uint64_t t = __rdtsc();
@@ -26,13 +30,19 @@ class TscTimer : public Timer {
     return t;
   }
   std::uint64_t stop() override {
+    if (!rdtscp_) return start();
     unsigned aux;
     const std::uint64_t t = __rdtscp(&aux);
     _mm_lfence();
     return t;
   }
   std::string unit() const override { return "tsc-ticks"; }
-  std::string source() const override { return "rdtsc/rdtscp with lfence"; }
+  std::string source() const override {
+    return rdtscp_ ? "rdtsc/rdtscp with lfence" : "rdtsc with lfence (no RDTSCP on this CPU)";
+  }
+
+ private:
+  bool rdtscp_;
 };
 
 // A perf_event_open counter read with read(2): hardware cycles on a machine with a PMU. The
