@@ -233,6 +233,22 @@ out=$("$CSUMTUNE" show "$hostile/escape.json")
 expect 2 "not an array" -- "$CSUMTUNE" tune --kernel-safe --resume --out "$hostile/resume"
 rm -rf "$hostile"
 
+# SIGINT in the middle of a measuring phase (the winner's sweep, hot and cold over 267
+# lengths: seconds long) ends the run within it, interrupted and resumable.
+phase=$(mktemp -d)
+"$CSUMTUNE" tune --kernel-safe --sizes 1500:1 --budget 3 --frame-shapes 0 --finalists 1 --out "$phase/run" >"$phase/out" 2>&1 &
+pid=$!
+sleep 2.5  # the search of 3 candidates is over in well under a second; the rest takes seconds
+kill -INT "$pid"
+wait "$pid"
+status=$?
+if [[ $status -eq 130 ]] && python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert not d["complete"] and d["evaluations"]' "$phase/run/results.json"; then
+  echo "ok:   SIGINT during the finalists/guard/sweep ends the run (130, resumable)"
+else
+  echo "FAIL: SIGINT during a measuring phase (status $status: $(tail -c 200 "$phase/out"))"; failures=$((failures + 1))
+fi
+rm -rf "$phase"
+
 # Two tunes into one folder: the second is refused while the first holds the lock; SIGTERM
 # stops a run like Ctrl-C (exit 130, resumable results.json, no temporary left behind).
 locked=$(mktemp -d)

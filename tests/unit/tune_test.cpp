@@ -161,6 +161,32 @@ TEST(Tune, AnInterruptDuringTheFinalistsEndsTheRun) {
   EXPECT_TRUE(run.sweep.empty()) << "the sweep ran after the interrupt";
 }
 
+// An interrupt in the middle of a measuring phase (here the sweep) ends the run at once.
+TEST(Tune, AnInterruptWithinAPhaseEndsTheRunThere) {
+  class StopsInTheSweep : public ReplayMeasurer {
+   public:
+    using ReplayMeasurer::ReplayMeasurer;
+    std::atomic<bool>* flag = nullptr;
+    std::vector<SweepPoint> sweep(const gen::Params&) override {
+      flag->store(true);
+      throwIfInterrupted();  // what the host measurer's phases do between samples
+      return {{8, CacheState::Hot, 1, 1}};
+    }
+  };
+  std::atomic<bool> interrupted{false};
+  StopsInTheSweep replay(syntheticTable(gen::parseParams("carry=adc,chains=4,unroll=16"), true));
+  replay.flag = &interrupted;
+  TuneRun run = runFor(true, 50);
+  run.search.algorithm = "random";
+  TuneSettings settings;
+  settings.interrupted = &interrupted;
+  settings.frameShapes = 0;
+  tune(run, replay, settings);
+  EXPECT_EQ(run.end, TuneEnd::Interrupted);
+  EXPECT_TRUE(run.sweep.empty());
+  EXPECT_FALSE(run.evaluations.empty()) << "the search's evaluations are kept for --resume";
+}
+
 TEST(Tune, ASimdWinnerComesOutInGasStyleWhateverWasAsked) {
   const gen::Params best = gen::parseParams("carry=avx2,chains=2,unroll=8");
   ReplayMeasurer replay(syntheticTable(best, false));

@@ -20,7 +20,8 @@ std::vector<Evaluation> topEvaluations(const std::vector<Evaluation>& all, std::
 std::vector<FinalistResult> remeasureFinalists(const std::vector<Evaluation>& finalists,
                                                const Baseline& reference, const Profile& profile,
                                                Timer& timer, Workload& workload,
-                                               const FinalSettings& settings) {
+                                               const FinalSettings& settings,
+                                               const ProgressFn& progress) {
   std::vector<Kernel> kernels;
   std::vector<TimedKernel> timed;
   timed.push_back({reference.name, "", reference.kind, reference.fn});
@@ -32,7 +33,7 @@ std::vector<FinalistResult> remeasureFinalists(const std::vector<Evaluation>& fi
   config.sizes = profile.sizes();
   config.repeat = settings.repeat;
   config.targetBatchTicks = settings.targetBatchTicks;
-  const auto samples = measureInterleaved(timed, config, timer, workload);
+  const auto samples = measureInterleaved(timed, config, timer, workload, progress);
 
   // Profile time per round: the weighted sum over sizes of that round's samples.
   auto roundTotals = [&](const KernelSamples& k) {
@@ -80,7 +81,8 @@ std::vector<int> sweepSizes() {
 }
 
 std::vector<SweepPoint> sweepLengths(const gen::Params& winner, const Baseline& reference,
-                                     Timer& timer, Workload& workload, int repeat) {
+                                     Timer& timer, Workload& workload, int repeat,
+                                     const ProgressFn& progress) {
   const Kernel kernel = Jit::compile(winner);
   MeasureConfig config;
   for (int size : sweepSizes()) {
@@ -90,7 +92,7 @@ std::vector<SweepPoint> sweepLengths(const gen::Params& winner, const Baseline& 
   config.targetBatchTicks = 200000;
   const auto samples = measureInterleaved(
       {{reference.name, "", reference.kind, reference.fn}, {"winner", "", "jit", kernel.fn()}},
-      config, timer, workload);
+      config, timer, workload, progress);
   std::vector<SweepPoint> points;
   for (std::size_t i = 0; i < config.sizes.size(); ++i) {
     const int size = config.sizes[i];

@@ -17,7 +17,8 @@ namespace csumtune::tuner {
 std::vector<FinalistResult> remeasureFinalists(const std::vector<Evaluation>& finalists,
                                                const Baseline& reference, const Profile& profile,
                                                Timer& timer, Workload& workload,
-                                               const FinalSettings& settings);
+                                               const FinalSettings& settings,
+                                               const ProgressFn& progress = {});
 
 // The lengths the winner is compared with the reference at: every length 1..256 (the short
 // path's whole range and more), then steps to 64 KiB.
@@ -25,6 +26,7 @@ std::vector<int> sweepSizes();
 
 // Winner and reference interleaved across sweepSizes() (those the workload can hold).
 std::vector<SweepPoint> sweepLengths(const gen::Params& winner, const Baseline& reference,
-                                     Timer& timer, Workload& workload, int repeat);
+                                     Timer& timer, Workload& workload, int repeat,
+                                     const ProgressFn& progress = {});
 
 }  // namespace csumtune::tuner

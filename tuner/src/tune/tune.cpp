@@ -67,7 +67,22 @@ std::vector<Evaluation> guardedFinalists(TuneRun& run, TuneMeasurer& measurer,
 
 }  // namespace
 
+void tuneInterruptibly(TuneRun& run, TuneMeasurer& measurer, const TuneSettings& settings);
+
 void tune(TuneRun& run, TuneMeasurer& measurer, const TuneSettings& settings) {
+  measurer.setInterruptFlag(settings.interrupted);
+  try {
+    tuneInterruptibly(run, measurer, settings);
+  } catch (const PhaseInterrupted&) {
+    // An interrupt in the middle of a measuring phase: what was measured before it is kept.
+    run.finalists.clear();
+    run.sweep.clear();
+    run.end = TuneEnd::Interrupted;
+    run.noiseRetries = measurer.noiseRetries();
+  }
+}
+
+void tuneInterruptibly(TuneRun& run, TuneMeasurer& measurer, const TuneSettings& settings) {
   const SearchSpace space(run.kernelSafe);
   Evaluator evaluator(measurer, {run.budget, run.timeLimitSeconds, settings.interrupted},
                       settings.progress);

@@ -4,6 +4,8 @@
 // tunes can be tested and search strategies compared without timing anything.
 #pragma once
 
+#include <atomic>
+#include <exception>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,8 +15,16 @@
 
 namespace csumtune::tuner {
 
+// Thrown out of a measuring phase when the run is interrupted (Ctrl-C, SIGTERM) in the middle
+// of it: the phase's figures are dropped, the run ends as interrupted and stays resumable.
+struct PhaseInterrupted : std::exception {
+  const char* what() const noexcept override { return "interrupted"; }
+};
+
 class TuneMeasurer : public CandidateMeasurer {
  public:
+  // Measuring phases check this flag between samples and throw PhaseInterrupted.
+  void setInterruptFlag(const std::atomic<bool>* flag) { interrupted_ = flag; }
   // The finalists measured again against the baseline; best (lowest score) first.
   virtual std::vector<FinalistResult> remeasureFinalists(
       const std::vector<Evaluation>& finalists) = 0;
@@ -28,6 +38,14 @@ class TuneMeasurer : public CandidateMeasurer {
   virtual std::vector<SweepPoint> sweep(const gen::Params& winner) = 0;
   // Measurements the noise guard repeated.
   virtual std::size_t noiseRetries() const = 0;
+
+ protected:
+  void throwIfInterrupted() const {
+    if (interrupted_ && interrupted_->load()) throw PhaseInterrupted();
+  }
+
+ private:
+  const std::atomic<bool>* interrupted_ = nullptr;
 };
 
 }  // namespace csumtune::tuner
