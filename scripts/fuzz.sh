@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Fuzzes csumtune with libFuzzer (clang, AddressSanitizer, UBSan): the Params parser, the
-# results.json readers (Jit::load, show's and --resume's reader, kmod's) and the generator
+# results.json readers (Jit::load, show's and --resume's reader, kmod's), the command-line
+# parser (every verb's options, actions replaced by nothing) and the generator
 # (random points of the space, every short-path key, compiled and compared with the
 # reference on random buffers). Each target runs SECONDS (default 60) from the committed
 # seed corpus (tests/fuzz/corpus/<target>/), in a build directory of its own.
@@ -14,9 +15,9 @@ ensure_packages fuzz clang libclang-rt-14-dev
 BUILD=${CSUMTUNE_FUZZ_BUILD:-build-fuzz}
 cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang \
   -DCMAKE_CXX_COMPILER=clang++ -DCSUMTUNE_FUZZ=ON >/dev/null
-cmake --build "$BUILD" -j"$(nproc)" --target fuzz_params fuzz_results fuzz_generator >/dev/null
+cmake --build "$BUILD" -j"$(nproc)" --target fuzz_params fuzz_results fuzz_generator fuzz_cli >/dev/null
 status=0
-for target in params results generator; do
+for target in params results generator cli; do
   work="$BUILD/corpus-$target"
   mkdir -p "$work" "$BUILD/findings-$target"
   log="$BUILD/fuzz-$target.log"

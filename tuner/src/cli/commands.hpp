@@ -29,4 +29,7 @@ void addShowCommand(CLI::App& app);
 // Sets exitCode (130 when interrupted and saved).
 void addTuneCommand(CLI::App& app, int& exitCode);
 
+// The whole command line: every verb, --version; exitCode as addTuneCommand sets it.
+void addAllCommands(CLI::App& app, int& exitCode);
+
 }  // namespace csumtune::cli

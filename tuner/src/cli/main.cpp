@@ -13,17 +13,8 @@
 
 int main(int argc, char** argv) {
   CLI::App app{"csumtune: tune x86-64 Internet-checksum (csum_partial) loops for this CPU"};
-  app.require_subcommand(1);
-  app.set_help_all_flag("--help-all", "Help for every command");
-  csumtune::cli::addCpuCommand(app);
-  csumtune::cli::addVerifyCommand(app);
-  csumtune::cli::addEmitCommand(app);
-  csumtune::cli::addBenchCommand(app);
-  csumtune::cli::addKmodCommand(app);
-  csumtune::cli::addShowCommand(app);
   int exitCode = 0;
-  csumtune::cli::addTuneCommand(app, exitCode);
-  app.set_version_flag("--version", std::string(csumtune::gen::kGeneratorVersion));
+  csumtune::cli::addAllCommands(app, exitCode);
 
   // A feature mask that masks nothing would make a test pass for the wrong reason.
   if (const auto unknown = csumtune::unknownDisabledFeatures(); !unknown.empty()) {

@@ -1,0 +1,22 @@
+#include "commands.hpp"
+
+#include <string>
+
+#include "csumtune/gen/version.hpp"
+
+namespace csumtune::cli {
+
+void addAllCommands(CLI::App& app, int& exitCode) {
+  app.require_subcommand(1);
+  app.set_help_all_flag("--help-all", "Help for every command");
+  addCpuCommand(app);
+  addVerifyCommand(app);
+  addEmitCommand(app);
+  addBenchCommand(app);
+  addKmodCommand(app);
+  addShowCommand(app);
+  addTuneCommand(app, exitCode);
+  app.set_version_flag("--version", std::string(gen::kGeneratorVersion));
+}
+
+}  // namespace csumtune::cli
