@@ -49,6 +49,9 @@ json readJsonFile(const std::string& path, std::string_view purpose) {
     // A parse error at the very end is what a truncated file looks like.
     if (e.byte >= text.size()) fail(path, purpose, "is truncated (JSON ends early)");
     fail(path, purpose, std::string("is not JSON (") + e.what() + ")");
+  } catch (const json::exception& e) {
+    // E.g. a number too large for a double (found by fuzzing): out_of_range, not parse_error.
+    fail(path, purpose, std::string("is not usable JSON (") + e.what() + ")");
   }
   return document;
 }

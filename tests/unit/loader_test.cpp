@@ -111,6 +111,9 @@ TEST_F(LoaderTest, RefusesEveryBadFile) {
   expectRefused(write("truncated.json", good.substr(0, good.size() / 2)), Error::Kind::BadResults,
                 "truncated");
   expectRefused(write("text.json", "hello, world"), Error::Kind::BadResults, "not JSON");
+  // Found by fuzzing: a number beyond a double's range is out_of_range inside the JSON parser.
+  expectRefused(write("huge-number.json", R"({"schema": 1.4231E836618515619})"),
+                Error::Kind::BadResults, "not usable JSON");
   expectRefused(write("array.json", "[1, 2]"), Error::Kind::BadResults,
                 "not a csumtune results file");
   fs::create_directories(dir_ / "directory.json");
