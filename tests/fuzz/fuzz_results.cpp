@@ -1,5 +1,6 @@
-// libFuzzer: results.json readers. Any bytes in a file: every reader either accepts them or
-// refuses with csumtune::Error — no other exception, no crash, no hang.
+// libFuzzer: results.json readers. Any bytes in a file: every reader (Jit::load, the header
+// reader, --replay's, kmod's, and `show`) either accepts them or refuses with csumtune::Error
+// (or show's UsageError) — no other exception, no crash, no hang.
 #include <unistd.h>
 
 #include <cstdint>
@@ -7,6 +8,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "commands.hpp"
 #include "csumtune/jit.hpp"
 #include "csumtune/loader.hpp"
 #include "csumtune/results/document.hpp"
@@ -32,5 +34,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   attempt([&] { csumtune::tuner::readEvaluations(path); });
   attempt([&] { csumtune::tuner::readWinnerParams(path); });
   attempt([&] { csumtune::Jit::load(path, csumtune::LoadOptions{.acceptSameFeatures = true}); });
+  // show's own reading and printing of the fields beyond the header (stdout discarded).
+  static const bool quiet = std::freopen("/dev/null", "w", stdout) != nullptr;
+  (void)quiet;
+  try {
+    csumtune::cli::runShow(path);
+  } catch (const csumtune::cli::UsageError&) {
+  } catch (const csumtune::Error&) {
+  }
   return 0;
 }

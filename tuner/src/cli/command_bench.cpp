@@ -209,7 +209,9 @@ void addBenchCommand(CLI::App& app) {
   cmd->add_option("--seed", options->seed, "Seed for data and cold positions")
       ->check(unsigned64())
       ->capture_default_str();
-  cmd->callback([options] { runBench(*options); });
+  cmd->callback([options] {
+    if (!dryRun()) runBench(*options);
+  });
 }
 
 }  // namespace csumtune::cli

@@ -48,6 +48,7 @@ void addCpuCommand(CLI::App& app) {
   auto json = std::make_shared<bool>(false);
   cmd->add_flag("--json", *json, "Print JSON instead of text");
   cmd->callback([json] {
+    if (dryRun()) return;
     const CpuIdentity cpu = hostCpu();
     if (*json) {
       std::cout << toJson(cpu).dump(2) << "\n";

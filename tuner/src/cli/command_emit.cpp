@@ -63,7 +63,9 @@ void addEmitCommand(CLI::App& app) {
   cmd->add_option("--format", options->format, "s (assembler text) or bin (raw bytes)")
       ->check(CLI::IsMember({"s", "bin"}));
   cmd->add_option("-o,--output", options->output, "Output file (default: standard output)");
-  cmd->callback([options] { runEmit(*options); });
+  cmd->callback([options] {
+    if (!dryRun()) runEmit(*options);
+  });
 }
 
 }  // namespace csumtune::cli

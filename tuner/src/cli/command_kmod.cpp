@@ -79,7 +79,9 @@ void addKmodCommand(CLI::App& app) {
   auto* results = cmd->add_option("--results", o->results, "A results.json: use its winner");
   params->excludes(results);
   cmd->add_option("-o,--output", o->out, "Module directory to write")->capture_default_str();
-  cmd->callback([o] { runKmod(*o); });
+  cmd->callback([o] {
+    if (!dryRun()) runKmod(*o);
+  });
 }
 
 }  // namespace csumtune::cli

@@ -94,6 +94,8 @@ void showBench(const json& j) {
   }
 }
 
+}  // namespace
+
 void runShow(const std::string& path) {
   const json j = results::readJsonFile(path, kPurpose);
   try {
@@ -111,14 +113,14 @@ void runShow(const std::string& path) {
   }
 }
 
-}  // namespace
-
 void addShowCommand(CLI::App& app) {
   auto path = std::make_shared<std::string>();
   auto* cmd =
       app.add_subcommand("show", "Summarize a results.json (tune) or a bench --format json file");
   cmd->add_option("FILE", *path, "results.json or bench JSON")->required();
-  cmd->callback([path] { runShow(*path); });
+  cmd->callback([path] {
+    if (!dryRun()) runShow(*path);
+  });
 }
 
 }  // namespace csumtune::cli

@@ -360,7 +360,9 @@ void addTuneCommand(CLI::App& app, int& exitCode) {
       "--replay", o->replay,
       "Search the evaluations recorded in FILE (an exhaustive run's results.json) instead "
       "of measuring; print how close the search came to the table's optimum");
-  cmd->callback([o, &exitCode] { exitCode = runTune(*o); });
+  cmd->callback([o, &exitCode] {
+    if (!dryRun()) exitCode = runTune(*o);
+  });
 }
 
 }  // namespace csumtune::cli

@@ -183,6 +183,7 @@ void addVerifyCommand(CLI::App& app) {
   cmd->add_option("--seed", options->seed, "Seed for random data, sums and lengths")
       ->check(unsigned64());
   cmd->callback([options] {
+    if (dryRun()) return;
     if (!options->all && options->params.empty()) {
       throw UsageError("verify needs --params P or --all");
     }

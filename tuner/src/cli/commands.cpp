@@ -6,6 +6,11 @@
 
 namespace csumtune::cli {
 
+bool& dryRun() {
+  static bool value = false;
+  return value;
+}
+
 void addAllCommands(CLI::App& app, int& exitCode) {
   app.require_subcommand(1);
   app.set_help_all_flag("--help-all", "Help for every command");

@@ -29,6 +29,14 @@ void addShowCommand(CLI::App& app);
 // Sets exitCode (130 when interrupted and saved).
 void addTuneCommand(CLI::App& app, int& exitCode);
 
+// `csumtune show FILE` without the command line (the fuzz target calls it): prints the
+// summary on stdout; UsageError or csumtune::Error for bad input.
+void runShow(const std::string& path);
+
+// When set, every verb parses and validates its options but does nothing (the argument
+// parser's fuzz target).
+bool& dryRun();
+
 // The whole command line: every verb, --version; exitCode as addTuneCommand sets it.
 void addAllCommands(CLI::App& app, int& exitCode);
 
