@@ -59,6 +59,18 @@ TuneRun runFor(bool kernelSafe, std::size_t budget) {
   return run;
 }
 
+// A short kernel-safe tune (random search, budget 50, no frame stage) that `interrupted`
+// can stop.
+TuneRun tuneInterruptible(TuneMeasurer& measurer, const std::atomic<bool>& interrupted) {
+  TuneRun run = runFor(true, 50);
+  run.search.algorithm = "random";
+  TuneSettings settings;
+  settings.interrupted = &interrupted;
+  settings.frameShapes = 0;
+  tune(run, measurer, settings);
+  return run;
+}
+
 TEST(Tune, FindsTheOptimumOfTheTableAndVerifiesIt) {
   const gen::Params best = gen::parseParams("carry=adc,chains=6,unroll=30");
   ReplayMeasurer replay(syntheticTable(best, true));
@@ -151,12 +163,7 @@ TEST(Tune, AnInterruptDuringTheFinalistsEndsTheRun) {
   std::atomic<bool> interrupted{false};
   InterruptedHere replay(syntheticTable(gen::parseParams("carry=adc,chains=4,unroll=16"), true));
   replay.flag = &interrupted;
-  TuneRun run = runFor(true, 50);
-  run.search.algorithm = "random";
-  TuneSettings settings;
-  settings.interrupted = &interrupted;
-  settings.frameShapes = 0;
-  tune(run, replay, settings);
+  const TuneRun run = tuneInterruptible(replay, interrupted);
   EXPECT_EQ(run.end, TuneEnd::Interrupted);
   EXPECT_TRUE(run.sweep.empty()) << "the sweep ran after the interrupt";
 }
@@ -176,12 +183,7 @@ TEST(Tune, AnInterruptWithinAPhaseEndsTheRunThere) {
   std::atomic<bool> interrupted{false};
   StopsInTheSweep replay(syntheticTable(gen::parseParams("carry=adc,chains=4,unroll=16"), true));
   replay.flag = &interrupted;
-  TuneRun run = runFor(true, 50);
-  run.search.algorithm = "random";
-  TuneSettings settings;
-  settings.interrupted = &interrupted;
-  settings.frameShapes = 0;
-  tune(run, replay, settings);
+  const TuneRun run = tuneInterruptible(replay, interrupted);
   EXPECT_EQ(run.end, TuneEnd::Interrupted);
   EXPECT_TRUE(run.sweep.empty());
   EXPECT_FALSE(run.evaluations.empty()) << "the search's evaluations are kept for --resume";
