@@ -45,12 +45,44 @@ std::map<std::string, bool> hostFeatures(const CpuIdentity& host) {
   return out;
 }
 
+// The winner of a results file already read: refused when there is none, when it was tuned
+// on another CPU (unless the caller accepts one with the same features), or when it is not
+// a valid kernel.
+LoadedKernel loadRun(const results::RunHeader& header, const std::string& path,
+                     const LoadOptions& options) {
+  if (!header.winnerParams)
+    results::fail(path, kLoad, "has no winner (the tuning run did not finish)");
+  const CpuIdentity host = hostCpu();
+  const std::string hostKey = cpuKey(host);
+  if (header.cpuKey != hostKey) {
+    const bool sameFeatures = header.cpuFeatures == hostFeatures(host);
+    if (!(options.acceptSameFeatures && sameFeatures)) {
+      throw Error(Error::Kind::OtherCpu,
+                  fmt::format("cannot load {}: tuned on another CPU ({}, key {}); this is {} (key "
+                              "{}){}",
+                              path, header.cpuBrand, header.cpuKey, host.brand, hostKey,
+                              sameFeatures ? "; it has the same features: accept it explicitly"
+                                           : "; its features differ"));
+    }
+  }
+  gen::Params parsed;
+  try {
+    parsed = gen::parseParams(*header.winnerParams);
+  } catch (const gen::ParamsError& e) {
+    results::fail(path, kLoad, std::string("has a winner that is not valid: ") + e.what());
+  }
+  return LoadedKernel{Jit::compile(parsed),
+                      fmt::format("{} ({}, {} cache, tuned on {})", path, header.profile,
+                                  header.cache, header.cpuKey)};
+}
+
 // A run best() may use, and how much it prefers it: the default tune's profile first, then
 // the others in the catalogue's order; hot before cold; user-space before kernel-safe (a
 // process is not bound by the kernel's rules); then by path.
 struct Candidate {
   std::tuple<std::size_t, bool, bool, std::string> rank;
   std::string path;
+  results::RunHeader header;  // read once: loading does not read the file again
 };
 
 }  // namespace
@@ -77,31 +109,8 @@ LoadedKernel Jit::load(const std::string& path) {
 }
 
 LoadedKernel Jit::load(const std::string& path, const LoadOptions& options) {
-  const results::RunHeader header =
-      results::readHeader(results::readDocument(path, kLoad), path, kLoad);
-  if (!header.winnerParams)
-    results::fail(path, kLoad, "has no winner (the tuning run did not finish)");
-  const CpuIdentity host = hostCpu();
-  const std::string hostKey = cpuKey(host);
-  if (header.cpuKey != hostKey) {
-    const bool sameFeatures = header.cpuFeatures == hostFeatures(host);
-    if (!(options.acceptSameFeatures && sameFeatures)) {
-      throw Error(Error::Kind::OtherCpu,
-                  fmt::format("cannot load {}: tuned on another CPU ({}, key {}); this is {} (key "
-                              "{}){}",
-                              path, header.cpuBrand, header.cpuKey, host.brand, hostKey,
-                              sameFeatures ? "; it has the same features: accept it explicitly"
-                                           : "; its features differ"));
-    }
-  }
-  gen::Params parsed;
-  try {
-    parsed = gen::parseParams(*header.winnerParams);
-  } catch (const gen::ParamsError& e) {
-    results::fail(path, kLoad, std::string("has a winner that is not valid: ") + e.what());
-  }
-  return LoadedKernel{compile(parsed), fmt::format("{} ({}, {} cache, tuned on {})", path,
-                                                   header.profile, header.cache, header.cpuKey)};
+  return loadRun(results::readHeader(results::readDocument(path, kLoad), path, kLoad), path,
+                 options);
 }
 
 LoadedKernel best() {
@@ -125,7 +134,8 @@ LoadedKernel best() {
           const auto header = results::readHeader(results::readDocument(file, kLoad), file, kLoad);
           candidates.push_back({{results::profilePreference(header.profile), header.cache != "hot",
                                  header.kernelSafe, file.string()},
-                                file.string()});
+                                file.string(),
+                                header});
         } catch (const Error& e) {
           problems.push_back(e.what());
         }
@@ -136,7 +146,7 @@ LoadedKernel best() {
               [](const Candidate& a, const Candidate& b) { return a.rank < b.rank; });
     for (const Candidate& candidate : candidates) {
       try {
-        return Jit::load(candidate.path);
+        return loadRun(candidate.header, candidate.path, LoadOptions{});
       } catch (const Error& e) {
         problems.push_back(e.what());
       }

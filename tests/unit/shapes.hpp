@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "csumtune/gen/params.hpp"
+#include "verify/verify.hpp"
 
 namespace csumtune::testing {
 
@@ -31,10 +32,6 @@ inline std::vector<gen::Params> representativeShapes() {
   for (auto& entry : distinct) out.push_back(entry.second);
   return out;
 }
-
-// Lengths the frame variants get exact paths for: the shortest, a non-multiple of 8, the hot
-// 40, a whole cache line, and long ones with and without a remainder.
-inline const std::vector<int> kExactLengths{8, 13, 40, 64, 200, 255};
 
 // A kernel with every short-path key at its default (the kernels that existed before them).
 inline bool hasDefaultFrame(const gen::Params& p) {
@@ -64,7 +61,7 @@ inline std::vector<gen::Params> representativeFrames() {
                        static_cast<gen::Hint>(i % gen::kHintCount)};
       ++i;
       if (!gen::validationError(loop).empty()) continue;
-      for (const gen::Params& p : gen::frameVariants(loop, kExactLengths)) {
+      for (const gen::Params& p : gen::frameVariants(loop, tuner::kFrameCheckLengths)) {
         if (!(p == p.canonical()) || std::find(out.begin(), out.end(), p) != out.end()) continue;
         if (hasDefaultFrame(p)) continue;  // representativeShapes() has it
         out.push_back(p);

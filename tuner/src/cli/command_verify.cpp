@@ -9,6 +9,7 @@
 #include <thread>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cli_support.hpp"
 #include "commands.hpp"
@@ -90,7 +91,6 @@ void verifyListed(const VerifyOptions& options) {
 // --frames: every short-path variant of every loop shape (each shape once, at a prefetch
 // setting of its own), with exact paths for a spread of lengths.
 std::vector<gen::Params> frameSpace(bool kernelSafe) {
-  static const std::vector<int> exactLengths{8, 13, 40, 64, 200, 255};
   std::vector<gen::Params> out;
   std::set<std::string> shapes;
   for (const gen::Params& p : gen::enumerateSpace({kernelSafe, true})) {
@@ -99,7 +99,8 @@ std::vector<gen::Params> frameSpace(bool kernelSafe) {
     gen::Params loop = p;
     loop.prefetch = static_cast<int>((shapes.size() * 7) % 65) * gen::ParamLimits::kPrefetchStep;
     loop.hint = static_cast<gen::Hint>(shapes.size() % gen::kHintCount);
-    for (const gen::Params& v : gen::frameVariants(loop, exactLengths)) out.push_back(v);
+    for (const gen::Params& v : gen::frameVariants(loop, tuner::kFrameCheckLengths))
+      out.push_back(v);
   }
   return out;
 }
@@ -174,8 +175,10 @@ void addVerifyCommand(CLI::App& app) {
   cmd->add_flag("--quick", options->quick,
                 "Quick plan: every tail path and loop count, fewer alignments and lengths");
   cmd->add_flag("--frames", options->frames,
-                "With --all: every short-path variant (tail, sum, entry, short, exact=8,13,40,"
-                "64,200,255) of every loop shape instead of every prefetch setting");
+                fmt::format("With --all: every short-path variant (tail, sum, entry, short, "
+                            "tailchains, exact={}) of every loop shape instead of every prefetch "
+                            "setting",
+                            fmt::join(tuner::kFrameCheckLengths, ",")));
   cmd->add_flag("--kernel-safe", options->kernelSafe,
                 "With --all: only kernels that may run in the Linux kernel");
   cmd->add_option("--threads", options->threads, "Worker threads for --all (default: all CPUs)")

@@ -18,37 +18,10 @@
 #include <cstring>
 
 #include "measure/baselines.hpp"
-#include "measure/trailing_bytes.hpp"
+#include "measure/linux_words.hpp"
 
 namespace csumtune::tuner {
 namespace {
-
-template <int Words>
-inline std::uint64_t addWords(std::uint64_t sum, const unsigned char* p) {
-  static_assert(Words == 8 || Words == 4 || Words == 2 || Words == 1);
-  if constexpr (Words == 8) {
-    asm("addq 0*8(%[src]),%[res]\n\tadcq 1*8(%[src]),%[res]\n\t"
-        "adcq 2*8(%[src]),%[res]\n\tadcq 3*8(%[src]),%[res]\n\t"
-        "adcq 4*8(%[src]),%[res]\n\tadcq 5*8(%[src]),%[res]\n\t"
-        "adcq 6*8(%[src]),%[res]\n\tadcq 7*8(%[src]),%[res]\n\tadcq $0,%[res]"
-        : [res] "+r"(sum)
-        : [src] "r"(p), "m"(*reinterpret_cast<const char(*)[64]>(p)));
-  } else if constexpr (Words == 4) {
-    asm("addq 0*8(%[src]),%[res]\n\tadcq 1*8(%[src]),%[res]\n\t"
-        "adcq 2*8(%[src]),%[res]\n\tadcq 3*8(%[src]),%[res]\n\tadcq $0,%[res]"
-        : [res] "+r"(sum)
-        : [src] "r"(p), "m"(*reinterpret_cast<const char(*)[32]>(p)));
-  } else if constexpr (Words == 2) {
-    asm("addq 0*8(%[src]),%[res]\n\tadcq 1*8(%[src]),%[res]\n\tadcq $0,%[res]"
-        : [res] "+r"(sum)
-        : [src] "r"(p), "m"(*reinterpret_cast<const char(*)[16]>(p)));
-  } else {
-    asm("addq 0*8(%[src]),%[res]\n\tadcq $0,%[res]"
-        : [res] "+r"(sum)
-        : [src] "r"(p), "m"(*reinterpret_cast<const char(*)[8]>(p)));
-  }
-  return sum;
-}
 
 inline std::uint32_t add32WithCarry(std::uint32_t a, std::uint32_t b) {
   asm("addl %2,%0\n\tadcl $0,%0" : "=r"(a) : "0"(a), "rm"(b));
@@ -91,8 +64,7 @@ std::uint32_t linuxV517Checksum(const void* buf, int len, std::uint32_t sum) {
     p += 8;
   }
   if (len & 7) {
-    const std::uint64_t trail = trailingBytes(p, len & 7, total >= 8);
-    asm("addq %[trail],%[res]\n\tadcq $0,%[res]" : [res] "+r"(acc) : [trail] "r"(trail));
+    acc = addWithCarry(acc, trailingBytes(p, len & 7, total >= 8));
   }
   std::uint32_t result =
       add32WithCarry(static_cast<std::uint32_t>(acc >> 32), static_cast<std::uint32_t>(acc));

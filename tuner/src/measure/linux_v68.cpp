@@ -21,22 +21,10 @@
 #include <cstring>
 
 #include "measure/baselines.hpp"
-#include "measure/trailing_bytes.hpp"
+#include "measure/linux_words.hpp"
 
 namespace csumtune::tuner {
 namespace {
-
-inline std::uint64_t add40(std::uint64_t sum, const unsigned char* p) {
-  asm("addq 0*8(%[src]),%[res]\n\t"
-      "adcq 1*8(%[src]),%[res]\n\t"
-      "adcq 2*8(%[src]),%[res]\n\t"
-      "adcq 3*8(%[src]),%[res]\n\t"
-      "adcq 4*8(%[src]),%[res]\n\t"
-      "adcq $0,%[res]"
-      : [res] "+r"(sum)
-      : [src] "r"(p), "m"(*reinterpret_cast<const char(*)[40]>(p)));
-  return sum;
-}
 
 inline std::uint32_t finalize(std::uint64_t x) {
   return static_cast<std::uint32_t>((x + ((x >> 32) | (x << 32))) >> 32);
@@ -52,54 +40,32 @@ std::uint32_t linuxV68Checksum(const void* buf, int len, std::uint32_t sum) {
   if (__builtin_expect(len >= 80, 1)) {
     std::uint64_t acc2 = 0;
     do {
-      acc = add40(acc, p);
-      acc2 = add40(acc2, p + 40);
+      acc = addWords<5>(acc, p);
+      acc2 = addWords<5>(acc2, p + 40);
       p += 80;
       len -= 80;
     } while (len >= 80);
-    asm("addq %1,%0\n\t"
-        "adcq $0,%0"
-        : "+r"(acc)
-        : "r"(acc2));
+    acc = addWithCarry(acc, acc2);
   }
   if (len >= 40) {
-    acc = add40(acc, p);
+    acc = addWords<5>(acc, p);
     len -= 40;
     if (!len) return finalize(acc);
     p += 40;
   }
   if (len & 32) {
-    asm("addq 0*8(%[src]),%[res]\n\t"
-        "adcq 1*8(%[src]),%[res]\n\t"
-        "adcq 2*8(%[src]),%[res]\n\t"
-        "adcq 3*8(%[src]),%[res]\n\t"
-        "adcq $0,%[res]"
-        : [res] "+r"(acc)
-        : [src] "r"(p), "m"(*reinterpret_cast<const char(*)[32]>(p)));
+    acc = addWords<4>(acc, p);
     p += 32;
   }
   if (len & 16) {
-    asm("addq 0*8(%[src]),%[res]\n\t"
-        "adcq 1*8(%[src]),%[res]\n\t"
-        "adcq $0,%[res]"
-        : [res] "+r"(acc)
-        : [src] "r"(p), "m"(*reinterpret_cast<const char(*)[16]>(p)));
+    acc = addWords<2>(acc, p);
     p += 16;
   }
   if (len & 8) {
-    asm("addq 0*8(%[src]),%[res]\n\t"
-        "adcq $0,%[res]"
-        : [res] "+r"(acc)
-        : [src] "r"(p), "m"(*reinterpret_cast<const char(*)[8]>(p)));
+    acc = addWords<1>(acc, p);
     p += 8;
   }
-  if (len & 7) {
-    const std::uint64_t trail = trailingBytes(p, len & 7, total >= 8);
-    asm("addq %[trail],%[res]\n\t"
-        "adcq $0,%[res]"
-        : [res] "+r"(acc)
-        : [trail] "r"(trail));
-  }
+  if (len & 7) acc = addWithCarry(acc, trailingBytes(p, len & 7, total >= 8));
   return finalize(acc);
 }
 

@@ -87,7 +87,7 @@ std::vector<FinalistResult> HostMeasurer::remeasureFinalists(
   std::vector<FinalistResult> kept;
   for (int attempt = 0; attempt <= guard_.maxRetries(); ++attempt) {
     auto results = tuner::remeasureFinalists(finalists, reference_, profile_, timer_, workload_,
-                                             final_, [this](auto, auto) { throwIfInterrupted(); });
+                                             final_, stopOnInterrupt());
     if (kept.empty() || results.front().baselinePerByte < kept.front().baselinePerByte) {
       kept = std::move(results);
     }
@@ -111,10 +111,9 @@ std::vector<GuardResult> HostMeasurer::guard(const std::vector<gen::Params>& can
   for (const gen::Params& p : candidates) {
     // Each candidate with the reference alone, as during the search.
     const Kernel kernel = Jit::compile(p);
-    const auto samples =
-        measureInterleaved({{reference_.name, "", reference_.kind, reference_.fn},
-                            {p.toString(), "", "jit", kernel.fn()}},
-                           config, timer_, workload_, [this](auto, auto) { throwIfInterrupted(); });
+    const auto samples = measureInterleaved({{reference_.name, "", reference_.kind, reference_.fn},
+                                             {p.toString(), "", "jit", kernel.fn()}},
+                                            config, timer_, workload_, stopOnInterrupt());
     GuardResult g{p, 0, 0, true};
     for (std::size_t i = 0; i < config.sizes.size(); ++i) {
       // The median of the paired per-round ratios: drift hits both alike.
@@ -144,8 +143,7 @@ std::vector<SweepPoint> HostMeasurer::sweep(const gen::Params& winner) {
   });
   std::vector<SweepPoint> points;
   for (Workload* workload : workloads) {
-    auto part = sweepLengths(winner, reference_, timer_, *workload, 41,
-                             [this](auto, auto) { throwIfInterrupted(); });
+    auto part = sweepLengths(winner, reference_, timer_, *workload, 41, stopOnInterrupt());
     points.insert(points.end(), part.begin(), part.end());
   }
   return points;

@@ -65,9 +65,9 @@ std::vector<Evaluation> guardedFinalists(TuneRun& run, TuneMeasurer& measurer,
   return eligible;
 }
 
-}  // namespace
-
 void tuneInterruptibly(TuneRun& run, TuneMeasurer& measurer, const TuneSettings& settings);
+
+}  // namespace
 
 void tune(TuneRun& run, TuneMeasurer& measurer, const TuneSettings& settings) {
   measurer.setInterruptFlag(settings.interrupted);
@@ -81,6 +81,8 @@ void tune(TuneRun& run, TuneMeasurer& measurer, const TuneSettings& settings) {
     run.noiseRetries = measurer.noiseRetries();
   }
 }
+
+namespace {
 
 void tuneInterruptibly(TuneRun& run, TuneMeasurer& measurer, const TuneSettings& settings) {
   const SearchSpace space(run.kernelSafe);
@@ -131,5 +133,7 @@ void tuneInterruptibly(TuneRun& run, TuneMeasurer& measurer, const TuneSettings&
   if (settings.interrupted && settings.interrupted->load()) return finish(TuneEnd::Interrupted);
   finish(TuneEnd::Complete);
 }
+
+}  // namespace
 
 }  // namespace csumtune::tuner

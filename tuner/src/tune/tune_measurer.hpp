@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <exception>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -42,6 +43,10 @@ class TuneMeasurer : public CandidateMeasurer {
  protected:
   void throwIfInterrupted() const {
     if (interrupted_ && interrupted_->load()) throw PhaseInterrupted();
+  }
+  // A measuring loop's progress callback that throws PhaseInterrupted between samples.
+  std::function<void(std::size_t, std::size_t)> stopOnInterrupt() const {
+    return [this](std::size_t, std::size_t) { throwIfInterrupted(); };
   }
 
  private:

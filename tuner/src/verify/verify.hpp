@@ -49,6 +49,11 @@ VerifyPlan fullPlan(std::uint64_t seed);
 // alignment and once against the trailing guard page.
 VerifyPlan quickPlan(int blockBytes, std::uint64_t seed);
 
+// The lengths frame variants are given exact paths for when every short path is checked
+// (verify --all --frames, the linked .S kernels): the shortest, a non-multiple of 8, the hot
+// 40, a whole cache line, and long ones with and without a remainder.
+inline const std::vector<int> kFrameCheckLengths{8, 13, 40, 64, 200, 255};
+
 // The plan without its negative lengths: for Linux's own code, which is called with
 // len >= 0 only.
 VerifyPlan withoutNegativeLengths(VerifyPlan plan);
