@@ -112,6 +112,10 @@ RunHeader readHeader(const json& document, const std::string& path, std::string_
       // An empty string would parse as the default kernel and be passed off as the winner.
       if (h.winnerParams->empty()) fail(path, purpose, "has a winner with empty params");
     }
+    if (const auto it = document.find("contention"); it != document.end()) {
+      h.disturbed = it->at("disturbed").get<bool>();
+      h.contentionSummary = it->at("summary").get<std::string>();
+    }
   } catch (const json::exception& e) {
     fail(path, purpose,
          std::string("is malformed: a field is missing or has the wrong type (") + e.what() + ")");
@@ -140,6 +144,10 @@ void writeHeader(json& document, const RunHeader& h) {
     workload["sizes"].push_back({{"size", e.size}, {"weight", e.weight}});
   workload["cache"] = h.cache;
   document["search"]["kernel_safe"] = h.kernelSafe;
+  if (!h.contentionSummary.empty()) {
+    document["contention"]["disturbed"] = h.disturbed;
+    document["contention"]["summary"] = h.contentionSummary;
+  }
   if (h.winnerParams) {
     document["winner"]["params"] = *h.winnerParams;
   } else {

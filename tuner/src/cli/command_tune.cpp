@@ -20,6 +20,7 @@
 #include "csumtune/jit.hpp"
 #include "csumtune/results/profiles.hpp"
 #include "measure/baselines.hpp"
+#include "measure/host_contention.hpp"
 #include "measure/kernel_source.hpp"
 #include "measure/placement.hpp"
 #include "report/results_file.hpp"
@@ -60,6 +61,7 @@ struct TuneOptions {
   bool requireSpeedup = false;
   std::string replay;
   std::string baselineSource;
+  double waitQuiet = 0;  // seconds; 0 = measure whatever the machine is doing (and say so)
 };
 
 std::string utcNow() {
@@ -146,6 +148,8 @@ int runReplay(const TuneOptions& o) {
 int runTune(const TuneOptions& o) {
   if (!o.replay.empty() && !o.baselineSource.empty())
     throw UsageError("--replay measures nothing: --baseline-source does not apply");
+  if (!o.replay.empty() && o.waitQuiet > 0)
+    throw UsageError("--replay measures nothing: --wait-quiet does not apply");
   if (!o.replay.empty()) return runReplay(o);
   const tuner::Profile profile = chooseProfile(o);
   if (!tuner::findStrategy(o.algorithm)) {
@@ -233,12 +237,19 @@ int runTune(const TuneOptions& o) {
   if (otherConfig.setSizeBytes < 2 * (longest + 128)) otherConfig.setSizeBytes = 256u << 20;
   tuner::Workload otherWorkload(otherConfig, longest);
 
+  // Contention: watched always (and reported); with --wait-quiet, waited out.
+  tuner::HostContentionSource contentionSource(cpu, *timer, reference.fn);
+  tuner::ContentionSettings contentionSettings;
+  contentionSettings.waitLimitSeconds = o.waitQuiet;
+  tuner::ContentionMonitor monitor(contentionSource, contentionSettings);
+  monitor.setInterruptFlag(&gInterrupted);
+  run.waitQuietSeconds = o.waitQuiet;
   tuner::HostMeasurer measurer(
       profile, reference, *timer, workload, run.measure, run.final,
       [&](const std::string& note) {
         if (!o.quiet) std::cerr << "csumtune: " << note << "\n";
       },
-      &otherWorkload);
+      &otherWorkload, &monitor);
   gInterrupted = false;
   // Ctrl-C and SIGTERM both stop the run at the next check and save a resumable state
   // (never a half-written file or a stray temporary).
@@ -284,7 +295,15 @@ int runTune(const TuneOptions& o) {
   fmt::print("verdict  {}\n", tuner::verdict(w, run.reference));
   fmt::print("search   {}: {} unique evaluations ({} revisits) in {:.1f} s; {}\n", o.algorithm,
              run.uniqueThisRun, run.revisits, run.elapsedSeconds, run.stoppedBecause);
+  fmt::print("machine  {}\n", run.contention.summary(contentionSettings));
+  if (!run.widened.empty()) fmt::print("ranking  {}\n", run.widened);
   fmt::print("files    {0}/results.json {0}/winner.S {0}/report.md\n", dir);
+  if (!o.quiet && run.contention.disturbed(contentionSettings)) {
+    std::cerr << "csumtune: warning: the machine was busy during this run; tune again in a quiet "
+                 "period"
+              << (o.waitQuiet > 0 ? "" : ", or with --wait-quiet to wait the busy stretches out")
+              << "\n";
+  }
   if (o.requireSpeedup && !(w.speedup.significant() && w.speedup.median > 1)) {
     throw CheckFailed("the winner is not significantly faster than " + run.reference);
   }
@@ -356,6 +375,13 @@ void addTuneCommand(CLI::App& app, int& exitCode) {
   cmd->add_option("--baseline-source", o->baselineSource,
                   "Measure against a kernel tree's own arch/x86/lib/csum-partial_64.c (built for "
                   "user space) instead of linux-v6.8");
+  cmd->add_option("--wait-quiet", o->waitQuiet,
+                "Off unless given. Wait while the machine is busy (another task on the measuring CPU, a slow "
+                "probe): measure only in quiet stretches, waiting up to SECONDS in all "
+                "(--wait-quiet alone: 600), then go on and say so")
+      ->expected(0, 1)
+      ->default_str("600")
+      ->check(finiteIn(1.0, 1e6));
   cmd->add_option(
       "--replay", o->replay,
       "Search the evaluations recorded in FILE (an exhaustive run's results.json) instead "

@@ -89,6 +89,7 @@ std::vector<KernelSamples> measureInterleaved(const std::vector<TimedKernel>& ke
       static_cast<std::size_t>(config.repeat) * config.sizes.size() * kernels.size();
   std::size_t done = 0;
   for (int round = 0; round < config.repeat; ++round) {
+    if (config.gate) config.gate->roundStarts();
     for (std::size_t s = 0; s < config.sizes.size(); ++s) {
       // Rotate the order each round: no kernel always runs right after the same other one.
       for (std::size_t j = 0; j < results.size(); ++j) {
@@ -98,6 +99,14 @@ std::vector<KernelSamples> measureInterleaved(const std::vector<TimedKernel>& ke
         ++done;
       }
       if (progress) progress(done, total);
+    }
+    if (config.gate && !config.gate->keepRound()) {
+      // Measured while busy: drop the round's samples and measure it again.
+      for (auto& r : results) {
+        for (auto& size : r.sizes) size.perCall.pop_back();
+      }
+      done -= config.sizes.size() * results.size();
+      --round;
     }
   }
   return results;

@@ -22,12 +22,23 @@ struct TimedKernel {
   KernelFn fn = nullptr;
 };
 
+// Under --wait-quiet a long measurement keeps only the rounds measured while the machine was
+// quiet: the gate is told when a round starts and, after it, says whether to keep it (a busy
+// round's samples are dropped and the round is measured again once the gate has waited).
+class RoundGate {
+ public:
+  virtual ~RoundGate() = default;
+  virtual void roundStarts() = 0;
+  virtual bool keepRound() = 0;
+};
+
 struct MeasureConfig {
   std::vector<int> sizes;
   int repeat = 101;                  // samples per kernel and size
   double targetBatchTicks = 100000;  // a batch of calls lasts at least this long
   int warmupBatches = 3;
   bool serialize = false;  // latency: each call's buffer address waits for the previous result
+  RoundGate* gate = nullptr;
 };
 
 struct SizeSamples {

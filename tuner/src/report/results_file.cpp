@@ -62,6 +62,38 @@ json guardJson(const TuneRun& run) {
       {"lengths", run.guardLengths}, {"tolerance", run.guardTolerance}, {"candidates", candidates}};
 }
 
+json contentionJson(const ContentionReport& c) {
+  json phases = json::array();
+  for (const PhaseContention& p : c.phases) {
+    phases.push_back({{"phase", p.name},
+                      {"measurements", p.measurements},
+                      {"disturbed", p.disturbed},
+                      {"disturbed_share", p.disturbedShare()},
+                      {"seconds", p.seconds},
+                      {"run_queue_wait_share", p.waitShare},
+                      {"steal_share", p.stealShare},
+                      {"measured_again", p.measuredAgain},
+                      {"rounds_discarded", p.roundsDiscarded},
+                      {"waited_seconds", p.waitedSeconds}});
+  }
+  json probes = json::array();
+  for (const ProbeRecord& p : c.probes) {
+    probes.push_back({{"at", p.at},
+                      {"chain", p.figures.chain},
+                      {"reference", p.figures.reference},
+                      {"run_queue_wait_share", p.waitShare},
+                      {"steal_share", p.stealShare},
+                      {"slowdown", p.slowdown}});
+  }
+  return {{"phases", phases},
+          {"probes", probes},
+          {"probe_slowdown", c.probeSlowdown()},
+          {"wait_quiet_limit_seconds", c.waitLimitSeconds},
+          {"waited_seconds", c.waitedSeconds},
+          {"wait_limit_ran_out", c.gaveUp},
+          {"unavailable", c.unavailable}};
+}
+
 results::RunHeader headerOf(const TuneRun& run) {
   results::RunHeader h;
   h.cpuKey = run.cpuKey;
@@ -75,6 +107,10 @@ results::RunHeader headerOf(const TuneRun& run) {
   h.kernelSafe = run.kernelSafe;
   h.complete = run.complete();
   if (!run.finalists.empty()) h.winnerParams = run.finalists.front().params.toString();
+  if (!run.contention.probes.empty()) {
+    h.disturbed = run.contention.disturbed();
+    h.contentionSummary = run.contention.summary();
+  }
   return h;
 }
 
@@ -162,7 +198,10 @@ json toJson(const TuneRun& run) {
       {"finalists", finalists},
       {"sweep", sweep},
       {"guard", guardJson(run)},
+      {"finalists_widened", run.widened},
   };
+  // The contention record (its summary and verdict are header fields: best() reads them).
+  if (!run.contention.probes.empty()) j["contention"] = contentionJson(run.contention);
   results::writeHeader(j, headerOf(run));
   if (!run.finalists.empty()) {
     const FinalistResult& w = run.finalists.front();

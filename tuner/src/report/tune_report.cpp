@@ -71,12 +71,43 @@ std::string renderSweep(const TuneRun& run) {
   return md;
 }
 
+// At the top: whether the machine was quiet, phase by phase (a winner chosen under
+// contention may not be the quiet machine's).
+std::string contentionSection(const ContentionReport& c) {
+  if (c.probes.empty()) return "";
+  std::string md = fmt::format("**Machine: {}.**\n\n", c.summary());
+  md +=
+      "<details><summary>Contention by phase</summary>\n\n"
+      "A measurement is disturbed when the reference beside it ran slower than usual (noise "
+      "guard), or the scheduler kept the tuner waiting (another task on the measuring CPU) or "
+      "the hypervisor stole more than 5 % of it. The probe (a dependent add chain and the "
+      "reference on one hot buffer) is timed between phases; its slowdown is against the "
+      "quickest probe of the run.\n\n"
+      "| phase | measurements kept | disturbed | measured again | rounds measured again | "
+      "run-queue wait | steal | waited |\n|---|---:|---:|---:|---:|---:|---:|---:|\n";
+  for (const PhaseContention& p : c.phases) {
+    md += fmt::format("| {} | {} | {} ({:.0f} %) | {} | {} | {:.1f} % | {:.1f} % | {:.1f} s |\n",
+                      p.name, p.measurements, p.disturbed, 100 * p.disturbedShare(),
+                      p.measuredAgain, p.roundsDiscarded, 100 * p.waitShare, 100 * p.stealShare,
+                      p.waitedSeconds);
+  }
+  md += "\n| probe | chain | reference | run-queue wait | slowdown |\n|---|---:|---:|---:|---:|\n";
+  for (const ProbeRecord& p : c.probes) {
+    md += fmt::format("| {} | {:.0f} | {:.0f} | {:.1f} % | {:.3f} |\n", p.at, p.figures.chain,
+                      p.figures.reference, 100 * p.waitShare, p.slowdown);
+  }
+  if (!c.unavailable.empty()) md += "\nNot measured here: " + c.unavailable + ".\n";
+  md += "\n</details>\n\n";
+  return md;
+}
+
 }  // namespace
 
 std::string renderTuneReport(const TuneRun& run, const std::vector<std::string>& plots) {
   const std::string unit = run.timerUnit + "/byte";
   std::string md = fmt::format("# csumtune tuning report: {} ({} cache){}\n\n", run.profile.name,
                                toString(run.cache), run.kernelSafe ? ", kernel-safe" : "");
+  md += contentionSection(run.contention);
   md += fmt::format(
       "- CPU: {} ({} family {:#x} model {:#x} stepping {}), key `{}`, pinned to CPU {}\n",
       run.cpu.brand, run.cpu.vendor, run.cpu.family, run.cpu.model, run.cpu.stepping, run.cpuKey,
@@ -135,6 +166,7 @@ std::string renderTuneReport(const TuneRun& run, const std::vector<std::string>&
   }
   md += fmt::format("\n## Finalists\n\nRe-measured together with `{}`, {} interleaved rounds.\n\n",
                     run.reference, run.final.repeat);
+  if (!run.widened.empty()) md += "Widened: " + run.widened + ".\n\n";
   md += fmt::format(
       "| rank | params | profile {} | speedup vs {} [95% CI] | search score "
       "|\n|---:|---|---:|---|---:|\n",

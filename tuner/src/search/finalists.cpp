@@ -21,7 +21,7 @@ std::vector<FinalistResult> remeasureFinalists(const std::vector<Evaluation>& fi
                                                const Baseline& reference, const Profile& profile,
                                                Timer& timer, Workload& workload,
                                                const FinalSettings& settings,
-                                               const ProgressFn& progress) {
+                                               const ProgressFn& progress, RoundGate* gate) {
   std::vector<Kernel> kernels;
   std::vector<TimedKernel> timed;
   timed.push_back({reference.name, "", reference.kind, reference.fn});
@@ -33,6 +33,7 @@ std::vector<FinalistResult> remeasureFinalists(const std::vector<Evaluation>& fi
   config.sizes = profile.sizes();
   config.repeat = settings.repeat;
   config.targetBatchTicks = settings.targetBatchTicks;
+  config.gate = gate;
   const auto samples = measureInterleaved(timed, config, timer, workload, progress);
 
   // Profile time per round: the weighted sum over sizes of that round's samples.
@@ -82,7 +83,7 @@ std::vector<int> sweepSizes() {
 
 std::vector<SweepPoint> sweepLengths(const gen::Params& winner, const Baseline& reference,
                                      Timer& timer, Workload& workload, int repeat,
-                                     const ProgressFn& progress) {
+                                     const ProgressFn& progress, RoundGate* gate) {
   const Kernel kernel = Jit::compile(winner);
   MeasureConfig config;
   for (int size : sweepSizes()) {
@@ -90,6 +91,7 @@ std::vector<SweepPoint> sweepLengths(const gen::Params& winner, const Baseline& 
   }
   config.repeat = repeat;
   config.targetBatchTicks = 200000;
+  config.gate = gate;
   const auto samples = measureInterleaved(
       {{reference.name, "", reference.kind, reference.fn}, {"winner", "", "jit", kernel.fn()}},
       config, timer, workload, progress);

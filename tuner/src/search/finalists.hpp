@@ -18,7 +18,8 @@ std::vector<FinalistResult> remeasureFinalists(const std::vector<Evaluation>& fi
                                                const Baseline& reference, const Profile& profile,
                                                Timer& timer, Workload& workload,
                                                const FinalSettings& settings,
-                                               const ProgressFn& progress = {});
+                                               const ProgressFn& progress = {},
+                                               RoundGate* gate = nullptr);
 
 // The lengths the winner is compared with the reference at: every length 1..256 (the short
 // path's whole range and more), then steps to 64 KiB.
@@ -27,6 +28,6 @@ std::vector<int> sweepSizes();
 // Winner and reference interleaved across sweepSizes() (those the workload can hold).
 std::vector<SweepPoint> sweepLengths(const gen::Params& winner, const Baseline& reference,
                                      Timer& timer, Workload& workload, int repeat,
-                                     const ProgressFn& progress = {});
+                                     const ProgressFn& progress = {}, RoundGate* gate = nullptr);
 
 }  // namespace csumtune::tuner

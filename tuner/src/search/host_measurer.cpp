@@ -13,7 +13,8 @@ namespace csumtune::tuner {
 
 HostMeasurer::HostMeasurer(const Profile& profile, const Baseline& reference, Timer& timer,
                            Workload& workload, HostMeasureSettings settings, FinalSettings final,
-                           std::function<void(const std::string&)> note, Workload* otherCache)
+                           std::function<void(const std::string&)> note, Workload* otherCache,
+                           ContentionMonitor* monitor)
     : profile_(profile),
       timer_(timer),
       workload_(workload),
@@ -23,7 +24,50 @@ HostMeasurer::HostMeasurer(const Profile& profile, const Baseline& reference, Ti
       note_(std::move(note)),
       reference_(reference),
       fixture_(settings.seed),
-      guard_(settings.noiseTolerance, settings.maxRetries) {}
+      guard_(settings.noiseTolerance, settings.maxRetries),
+      monitor_(monitor) {}
+
+namespace {
+
+// Rounds of a long measurement kept only when the monitor found them quiet.
+class QuietRounds : public RoundGate {
+ public:
+  explicit QuietRounds(ContentionMonitor& monitor) : monitor_(monitor) {}
+  void roundStarts() override { window_ = monitor_.open(); }
+  bool keepRound() override { return monitor_.keepRound(window_); }
+
+ private:
+  ContentionMonitor& monitor_;
+  Window window_;
+};
+
+// A disturbed measurement is measured again after waiting for quiet at most this often (the
+// wait limit bounds the time; this bounds a machine that probes quiet but measures busy).
+constexpr int kQuietAttempts = 8;
+
+}  // namespace
+
+Window HostMeasurer::openWindow() {
+  return monitor_ ? monitor_->open() : Window{};
+}
+
+bool HostMeasurer::closeWindow(const Window& window, bool referenceSlow) {
+  return monitor_ ? monitor_->close(window, referenceSlow) : referenceSlow;
+}
+
+RoundGate* HostMeasurer::quietRounds() {
+  if (!monitor_ || !monitor_->waiting()) return nullptr;
+  if (!gate_) gate_ = std::make_unique<QuietRounds>(*monitor_);
+  return gate_.get();
+}
+
+void HostMeasurer::beginPhase(const std::string& name) {
+  if (monitor_) monitor_->beginPhase(name);
+}
+
+ContentionReport HostMeasurer::contention() {
+  return monitor_ ? monitor_->finish() : ContentionReport{};
+}
 
 Evaluation HostMeasurer::measure(const gen::Params& params) {
   const auto start = std::chrono::steady_clock::now();
@@ -51,7 +95,20 @@ Evaluation HostMeasurer::measure(const gen::Params& params) {
     return finish();
   }
   for (int attempt = 0;; ++attempt) {
-    if (!guard_.shouldRepeat(timeOnce(kernel->fn(), e), attempt)) {
+    const Window window = openWindow();
+    const double reference = timeOnce(kernel->fn(), e);
+    const bool disturbed = closeWindow(window, guard_.disturbed(reference));
+    bool again = guard_.shouldRepeat(reference, attempt);
+    // --wait-quiet: what was measured while busy is measured again once it is quiet.
+    if (disturbed && monitor_ && monitor_->waiting() && attempt < kQuietAttempts) {
+      if (monitor_->waitUntilQuiet() && !again) {
+        again = true;
+        guard_.countRetry();
+      }
+    }
+    throwIfInterrupted();
+    if (again && monitor_) monitor_->measuredAgain(disturbed);
+    if (!again) {
       if (attempt > 0) e.message = fmt::format("measured {} times (noise guard)", attempt + 1);
       break;
     }
@@ -86,8 +143,10 @@ std::vector<FinalistResult> HostMeasurer::remeasureFinalists(
   // core is shared with something else: measure again and keep the quietest attempt.
   std::vector<FinalistResult> kept;
   for (int attempt = 0; attempt <= guard_.maxRetries(); ++attempt) {
+    const Window window = openWindow();
     auto results = tuner::remeasureFinalists(finalists, reference_, profile_, timer_, workload_,
-                                             final_, stopOnInterrupt());
+                                             final_, stopOnInterrupt(), quietRounds());
+    closeWindow(window, guard_.disturbed(results.front().baselinePerByte));
     if (kept.empty() || results.front().baselinePerByte < kept.front().baselinePerByte) {
       kept = std::move(results);
     }
@@ -107,13 +166,16 @@ std::vector<GuardResult> HostMeasurer::guard(const std::vector<gen::Params>& can
   config.repeat = 21;
   config.targetBatchTicks = settings_.targetBatchTicks;
   config.warmupBatches = 2;
+  config.gate = quietRounds();
   std::vector<GuardResult> out;
   for (const gen::Params& p : candidates) {
     // Each candidate with the reference alone, as during the search.
     const Kernel kernel = Jit::compile(p);
+    const Window window = openWindow();
     const auto samples = measureInterleaved({{reference_.name, "", reference_.kind, reference_.fn},
                                              {p.toString(), "", "jit", kernel.fn()}},
                                             config, timer_, workload_, stopOnInterrupt());
+    closeWindow(window, false);
     GuardResult g{p, 0, 0, true};
     for (std::size_t i = 0; i < config.sizes.size(); ++i) {
       // The median of the paired per-round ratios: drift hits both alike.
@@ -143,7 +205,10 @@ std::vector<SweepPoint> HostMeasurer::sweep(const gen::Params& winner) {
   });
   std::vector<SweepPoint> points;
   for (Workload* workload : workloads) {
-    auto part = sweepLengths(winner, reference_, timer_, *workload, 41, stopOnInterrupt());
+    const Window window = openWindow();
+    auto part =
+        sweepLengths(winner, reference_, timer_, *workload, 41, stopOnInterrupt(), quietRounds());
+    closeWindow(window, false);
     points.insert(points.end(), part.begin(), part.end());
   }
   return points;

@@ -5,10 +5,12 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
 
 #include "csumtune/jit.hpp"
 #include "measure/baselines.hpp"
+#include "measure/contention.hpp"
 #include "measure/harness.hpp"
 #include "search/measure_settings.hpp"
 #include "search/noise_guard.hpp"
@@ -22,9 +24,12 @@ class HostMeasurer : public TuneMeasurer {
  public:
   // `otherCache` (optional): a workload of the other cache state, for the winner's sweep.
   // `reference`: what every candidate is timed against (linux-v6.8 by default).
+  // `monitor` (optional): watches for contention around every measurement and, with
+  // --wait-quiet, waits for quiet before measuring again what was measured while busy.
   HostMeasurer(const Profile& profile, const Baseline& reference, Timer& timer, Workload& workload,
                HostMeasureSettings settings, FinalSettings final,
-               std::function<void(const std::string&)> note = {}, Workload* otherCache = nullptr);
+               std::function<void(const std::string&)> note = {}, Workload* otherCache = nullptr,
+               ContentionMonitor* monitor = nullptr);
   Evaluation measure(const gen::Params& params) override;
   std::vector<FinalistResult> remeasureFinalists(const std::vector<Evaluation>& finalists) override;
   std::vector<GuardResult> guard(const std::vector<gen::Params>& candidates,
@@ -32,10 +37,17 @@ class HostMeasurer : public TuneMeasurer {
   std::optional<std::string> failsFullPlan(const gen::Params& winner) override;
   std::vector<SweepPoint> sweep(const gen::Params& winner) override;
   std::size_t noiseRetries() const override { return guard_.retries(); }
+  void beginPhase(const std::string& name) override;
+  ContentionReport contention() override;
 
  private:
   // Times candidate and reference once; returns the reference's profile figure.
   double timeOnce(KernelFn candidate, Evaluation& e);
+  // Records one measurement's window (true when disturbed); nothing without a monitor.
+  Window openWindow();
+  bool closeWindow(const Window& window, bool referenceSlow);
+  // The gate a long measurement keeps only quiet rounds through (nullptr unless waiting).
+  RoundGate* quietRounds();
   const Profile& profile_;
   Timer& timer_;
   Workload& workload_;
@@ -46,6 +58,8 @@ class HostMeasurer : public TuneMeasurer {
   Baseline reference_;
   VerifyFixture fixture_;
   NoiseGuard guard_;
+  ContentionMonitor* monitor_;
+  std::unique_ptr<RoundGate> gate_;
 };
 
 }  // namespace csumtune::tuner

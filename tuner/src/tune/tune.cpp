@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -65,6 +66,66 @@ std::vector<Evaluation> guardedFinalists(TuneRun& run, TuneMeasurer& measurer,
   return eligible;
 }
 
+// Measures the finalists (best first), the ones the guard found slower somewhere last: they
+// win only when no guarded one is left.
+std::vector<FinalistResult> measureFinalists(const TuneRun& run, TuneMeasurer& measurer,
+                                             const std::vector<Evaluation>& top) {
+  auto finalists = measurer.remeasureFinalists(top);
+  std::stable_partition(finalists.begin(), finalists.end(), [&](const FinalistResult& f) {
+    const auto it = std::find_if(run.guard.begin(), run.guard.end(),
+                                 [&](const GuardResult& g) { return g.params == f.params; });
+    return it == run.guard.end() || it->eligible;
+  });
+  return finalists;
+}
+
+// Where the final measurement reverses the search's ranking beyond its confidence interval
+// and the tolerance: a pair the search put in one order that is measured, significantly, the
+// other way round. A ranking made under contention looks like this.
+std::optional<std::string> rankingReversed(const std::vector<FinalistResult>& finalists,
+                                           double tolerance) {
+  for (const FinalistResult& a : finalists) {
+    for (const FinalistResult& b : finalists) {
+      if (!(a.searchScore < b.searchScore)) continue;  // the search put a before b
+      if (a.speedup.low <= 0 || b.speedup.low <= 0) continue;
+      // time(a) / time(b) = speedup(b) / speedup(a); its lower bound from the intervals.
+      const double low = b.speedup.low / a.speedup.high;
+      if (low > 1 + tolerance) {
+        return fmt::format("the search ranked {} before {}; measured again it is {:.1f} % slower",
+                           a.params.toString(), b.params.toString(),
+                           100 * (b.speedup.median / a.speedup.median - 1));
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+// The finalists, widened: those already measured, the best of every carry family, and the
+// next best overall, up to twice as many.
+std::vector<Evaluation> widenedFinalists(const TuneRun& run, std::size_t count) {
+  const auto ranked = topEvaluations(run.evaluations, run.evaluations.size());
+  std::vector<Evaluation> wider;
+  auto has = [&](const gen::Params& p) {
+    return std::any_of(wider.begin(), wider.end(),
+                       [&](const Evaluation& e) { return e.params == p; });
+  };
+  for (const FinalistResult& f : run.finalists) {
+    const auto it = std::find_if(ranked.begin(), ranked.end(),
+                                 [&](const Evaluation& e) { return e.params == f.params; });
+    if (it != ranked.end() && !has(it->params)) wider.push_back(*it);
+  }
+  for (const gen::CarryTraits* traits : gen::allCarryTraits()) {
+    const auto it = std::find_if(ranked.begin(), ranked.end(),
+                                 [&](const Evaluation& e) { return e.params.carry == traits->carry; });
+    if (it != ranked.end() && !has(it->params)) wider.push_back(*it);
+  }
+  for (const Evaluation& e : ranked) {
+    if (wider.size() >= 2 * count) break;
+    if (!has(e.params)) wider.push_back(e);
+  }
+  return wider;
+}
+
 void tuneInterruptibly(TuneRun& run, TuneMeasurer& measurer, const TuneSettings& settings);
 
 }  // namespace
@@ -79,6 +140,7 @@ void tune(TuneRun& run, TuneMeasurer& measurer, const TuneSettings& settings) {
     run.sweep.clear();
     run.end = TuneEnd::Interrupted;
     run.noiseRetries = measurer.noiseRetries();
+    run.contention = measurer.contention();
   }
 }
 
@@ -89,6 +151,7 @@ void tuneInterruptibly(TuneRun& run, TuneMeasurer& measurer, const TuneSettings&
   Evaluator evaluator(measurer, {run.budget, run.timeLimitSeconds, settings.interrupted},
                       settings.progress);
   evaluator.preload(settings.earlier);
+  measurer.beginPhase("search");
   const SearchOutcome outcome = runSearch(space, evaluator, run.search);
   run.phases = outcome.phases;
   if (!(settings.interrupted && settings.interrupted->load()))
@@ -101,6 +164,7 @@ void tuneInterruptibly(TuneRun& run, TuneMeasurer& measurer, const TuneSettings&
     run.end = end;
     run.failure = std::move(failure);
     run.noiseRetries = measurer.noiseRetries();
+    run.contention = measurer.contention();
     run.elapsedSeconds = evaluator.elapsedSeconds();
   };
 
@@ -108,17 +172,37 @@ void tuneInterruptibly(TuneRun& run, TuneMeasurer& measurer, const TuneSettings&
   auto top = topEvaluations(run.evaluations, settings.finalists);
   if (top.empty()) return finish(TuneEnd::NoCorrectCandidate, "no correct candidate was found");
   if (settings.guardCandidates > 0) {
+    measurer.beginPhase("guard");
     top = guardedFinalists(run, measurer, settings);
     if (settings.interrupted && settings.interrupted->load()) return finish(TuneEnd::Interrupted);
   }
-  run.finalists = measurer.remeasureFinalists(top);
-  // A finalist the guard found slower somewhere wins only when no guarded one is left.
-  std::stable_partition(run.finalists.begin(), run.finalists.end(), [&](const FinalistResult& f) {
-    const auto it = std::find_if(run.guard.begin(), run.guard.end(),
-                                 [&](const GuardResult& g) { return g.params == f.params; });
-    return it == run.guard.end() || it->eligible;
-  });
+  measurer.beginPhase("finalists");
+  run.finalists = measureFinalists(run, measurer, top);
   if (settings.interrupted && settings.interrupted->load()) return finish(TuneEnd::Interrupted);
+  // Don't settle for a ranking made under contention: when the final measurement reverses
+  // it, the finalists are widened (the best of each family too) and measured again together.
+  if (auto reversal = rankingReversed(run.finalists, settings.rankingTolerance)) {
+    const auto wider = widenedFinalists(run, settings.finalists);
+    std::vector<gen::Params> unguarded;
+    for (const Evaluation& e : wider) {
+      if (settings.guardCandidates > 0 &&
+          std::none_of(run.guard.begin(), run.guard.end(),
+                       [&](const GuardResult& g) { return g.params == e.params; }))
+        unguarded.push_back(e.params);
+    }
+    if (!unguarded.empty()) {
+      for (GuardResult& g : measurer.guard(unguarded, settings.guardLengths)) {
+        g.eligible = g.worstRatio <= 1 + settings.guardTolerance;
+        run.guard.push_back(std::move(g));
+      }
+    }
+    run.finalists = measureFinalists(run, measurer, wider);
+    run.widened = fmt::format(
+        "{}: the finalists were widened to {} (the best of each carry family too) and measured "
+        "again together",
+        *reversal, wider.size());
+    if (settings.interrupted && settings.interrupted->load()) return finish(TuneEnd::Interrupted);
+  }
   const gen::Params& winner = run.finalists.front().params;
   // The one place the winner's style is decided: a SIMD kernel cannot go into the kernel.
   run.style =
@@ -129,6 +213,7 @@ void tuneInterruptibly(TuneRun& run, TuneMeasurer& measurer, const TuneSettings&
                   "the winner failed the full correctness plan: " + *failure);
   }
   if (settings.interrupted && settings.interrupted->load()) return finish(TuneEnd::Interrupted);
+  measurer.beginPhase("sweep");
   run.sweep = measurer.sweep(winner);
   if (settings.interrupted && settings.interrupted->load()) return finish(TuneEnd::Interrupted);
   finish(TuneEnd::Complete);

@@ -26,6 +26,9 @@ struct TuneSettings {
   std::vector<int> guardLengths{1,  2,  3,  7,  8,  9,  15, 16, 20, 24,  31,  32,  33,
                                 40, 48, 56, 63, 64, 65, 72, 80, 96, 100, 112, 127, 128};
   double guardTolerance = 0.02;
+  // When the finalists' final measurement reverses the search's order of two of them by more
+  // than this (beyond its confidence interval), the finalists are widened and measured again.
+  double rankingTolerance = 0.02;
   std::string style = "kernel";  // wanted winner.S style; a SIMD winner is always "gas"
   const std::atomic<bool>* interrupted = nullptr;
   std::vector<Evaluation> earlier;                 // --resume: known without measuring

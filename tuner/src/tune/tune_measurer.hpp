@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "search/evaluator.hpp"
+#include "measure/contention.hpp"
 #include "search/finalist_results.hpp"
 
 namespace csumtune::tuner {
@@ -39,6 +40,11 @@ class TuneMeasurer : public CandidateMeasurer {
   virtual std::vector<SweepPoint> sweep(const gen::Params& winner) = 0;
   // Measurements the noise guard repeated.
   virtual std::size_t noiseRetries() const = 0;
+  // The run's phases ("search", "guard", "finalists", "sweep"): a measurer that watches for
+  // contention probes the machine between them and records each phase's disturbance.
+  virtual void beginPhase(const std::string& /*name*/) {}
+  // How busy the machine was, phase by phase (after the last phase; empty when not watched).
+  virtual ContentionReport contention() { return {}; }
 
  protected:
   void throwIfInterrupted() const {

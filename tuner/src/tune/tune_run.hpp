@@ -8,6 +8,7 @@
 
 #include "csumtune/cpu.hpp"
 #include "measure/clock_rates.hpp"
+#include "measure/contention.hpp"
 #include "measure/workload.hpp"
 #include "search/evaluator.hpp"
 #include "search/finalist_results.hpp"
@@ -53,6 +54,9 @@ struct TuneRun {
   std::vector<int> guardLengths;
   double guardTolerance = 0;
   std::vector<FinalistResult> finalists;  // best first; empty when interrupted
+  std::string widened;  // why the finalists were widened ("" when the ranking held)
+  ContentionReport contention;  // how busy the machine was, phase by phase
+  double waitQuietSeconds = 0;  // --wait-quiet's limit (0 = off)
   std::vector<SweepPoint> sweep;
   std::string style = "kernel";  // of winner.S: "gas" whenever the winner is not kernel-safe
   TuneEnd end = TuneEnd::Interrupted;

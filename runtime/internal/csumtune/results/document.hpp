@@ -39,6 +39,10 @@ struct RunHeader {
   bool kernelSafe = false;
   bool complete = false;
   std::optional<std::string> winnerParams;  // canonical params; none when the run did not finish
+  // The machine was busy during the run: its winner may differ in a quiet period (files
+  // written before the contention record have none: taken as undisturbed).
+  bool disturbed = false;
+  std::string contentionSummary;  // one sentence; "" when not recorded
 };
 
 // Reads `path` as JSON: a regular file (a directory, FIFO or device is refused without

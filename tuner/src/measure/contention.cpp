@@ -1,0 +1,187 @@
+#include "measure/contention.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+namespace csumtune::tuner {
+
+double ContentionReport::probeSlowdown() const {
+  double worst = 1;
+  for (const ProbeRecord& p : probes) worst = std::max(worst, p.slowdown);
+  return worst;
+}
+
+const PhaseContention* ContentionReport::phase(const std::string& name) const {
+  for (const PhaseContention& p : phases) {
+    if (p.name == name) return &p;
+  }
+  return nullptr;
+}
+
+bool ContentionReport::disturbed(const ContentionSettings& settings) const {
+  for (const PhaseContention& p : phases) {
+    if (p.measurements > 0 && p.disturbedShare() >= settings.disturbedShare) return true;
+  }
+  return probeSlowdown() > 1 + settings.probeTolerance;
+}
+
+std::string ContentionReport::summary(const ContentionSettings& settings) const {
+  const PhaseContention* search = phase("search");
+  const double searchShare = search ? search->disturbedShare() : 0;
+  std::string text;
+  if (disturbed(settings)) {
+    text = fmt::format("the machine was busy during {:.0f} % of the search", 100 * searchShare);
+    std::string others;
+    for (const PhaseContention& p : phases) {
+      if (p.name == "search" || p.disturbed == 0) continue;
+      others += fmt::format("{}{} {:.0f} %", others.empty() ? "" : ", ", p.name,
+                            100 * p.disturbedShare());
+    }
+    if (!others.empty()) text += " (" + others + ")";
+    if (probeSlowdown() > 1 + settings.probeTolerance)
+      text += fmt::format("; the probe ran up to {:.0f} % slower", 100 * (probeSlowdown() - 1));
+    text += ": the winner may differ in a quiet period";
+  } else {
+    text = fmt::format("the machine was quiet ({:.0f} % of the search's measurements disturbed",
+                       100 * searchShare);
+    text += fmt::format(", probe within {:.0f} %)", 100 * (probeSlowdown() - 1));
+  }
+  if (waitLimitSeconds > 0) {
+    text += fmt::format("; waited {:.0f} s for quiet", waitedSeconds);
+    if (gaveUp) text += fmt::format(" (the {:.0f} s limit ran out while busy)", waitLimitSeconds);
+  }
+  return text;
+}
+
+ContentionMonitor::ContentionMonitor(ContentionSource& source, ContentionSettings settings)
+    : source_(source), settings_(settings) {
+  report_.waitLimitSeconds = settings.waitLimitSeconds;
+  report_.unavailable = source.unavailable();
+}
+
+ContentionMonitor::Shares ContentionMonitor::sharesSince(const SchedReading& start,
+                                                         const SchedReading& end) const {
+  const double wall = std::max(end.wall - start.wall, 0.0);
+  if (wall <= 0) return {0, 0, 0};
+  return {wall, std::clamp((end.wait - start.wait) / wall, 0.0, 1.0),
+          std::clamp((end.steal - start.steal) / wall, 0.0, 1.0)};
+}
+
+bool ContentionMonitor::busy(const Shares& s) const {
+  return s.wait > settings_.shareLimit || s.steal > settings_.shareLimit;
+}
+
+PhaseContention& ContentionMonitor::current() {
+  if (report_.phases.empty()) report_.phases.push_back({"search"});
+  return report_.phases.back();
+}
+
+void ContentionMonitor::addWindow(const Shares& s) {
+  PhaseContention& p = current();
+  // Shares over the phase: weighted by each window's length.
+  const double total = p.seconds + s.wall;
+  if (total > 0) {
+    p.waitShare = (p.waitShare * p.seconds + s.wait * s.wall) / total;
+    p.stealShare = (p.stealShare * p.seconds + s.steal * s.wall) / total;
+  }
+  p.seconds = total;
+}
+
+bool ContentionMonitor::close(const Window& window, bool referenceSlow) {
+  const Shares s = sharesSince(window.start, source_.read());
+  addWindow(s);
+  PhaseContention& p = current();
+  ++p.measurements;
+  const bool disturbed = referenceSlow || busy(s);
+  p.disturbed += disturbed;
+  return disturbed;
+}
+
+void ContentionMonitor::measuredAgain(bool wasDisturbed) {
+  PhaseContention& p = current();
+  if (p.measurements == 0) return;
+  --p.measurements;
+  if (wasDisturbed && p.disturbed > 0) --p.disturbed;
+  ++p.measuredAgain;
+}
+
+bool ContentionMonitor::keepRound(const Window& window) {
+  const Shares s = sharesSince(window.start, source_.read());
+  if (!busy(s) || !waiting() || report_.gaveUp || (interrupted_ && interrupted_->load()))
+    return true;
+  ++current().roundsDiscarded;
+  waitUntilQuiet();
+  return false;
+}
+
+bool ContentionMonitor::probeQuiet(const std::string& at, bool record) {
+  // Probe repeatedly for a whole window: a scheduler slice is milliseconds long, one probe
+  // microseconds; the quickest figure of the window is the core's speed in it.
+  const SchedReading start = source_.read();
+  ProbeFigures best{};
+  bool first = true;
+  SchedReading now = start;
+  do {
+    const ProbeFigures f = source_.probe();
+    if (first || f.chain < best.chain) best.chain = f.chain;
+    if (first || f.reference < best.reference) best.reference = f.reference;
+    first = false;
+    now = source_.read();
+  } while (now.wall - start.wall < settings_.probeWindowSeconds);
+  const Shares s = sharesSince(start, now);
+  double slowdown = 1;
+  if (haveQuietest_) {
+    if (quietest_.chain > 0) slowdown = std::max(slowdown, best.chain / quietest_.chain);
+    if (quietest_.reference > 0)
+      slowdown = std::max(slowdown, best.reference / quietest_.reference);
+  }
+  // The quietest probe of the run is the core's quiet speed (a run that starts busy learns
+  // it when the machine quiets down).
+  if (!haveQuietest_) quietest_ = best;
+  quietest_.chain = std::min(quietest_.chain, best.chain);
+  quietest_.reference = std::min(quietest_.reference, best.reference);
+  haveQuietest_ = true;
+  if (record) report_.probes.push_back({at, best, s.wait, s.steal, slowdown});
+  return !busy(s) && slowdown <= 1 + settings_.probeTolerance;
+}
+
+void ContentionMonitor::beginPhase(const std::string& name) {
+  const bool quiet = probeQuiet("before " + name);
+  report_.phases.push_back({name});
+  // --wait-quiet: a phase starts in a quiet stretch.
+  if (!quiet) waitUntilQuiet();
+}
+
+bool ContentionMonitor::waitUntilQuiet() {
+  if (!waiting() || report_.gaveUp) return false;
+  const SchedReading start = source_.read();
+  for (;;) {
+    if (interrupted_ && interrupted_->load()) break;
+    if (probeQuiet("waiting for quiet", false)) break;
+    const double waited = source_.read().wall - start.wall;
+    if (report_.waitedSeconds + waited >= settings_.waitLimitSeconds) {
+      report_.gaveUp = true;
+      break;
+    }
+    source_.sleep(settings_.pauseSeconds);
+  }
+  const double waited = source_.read().wall - start.wall;
+  report_.waitedSeconds += waited;
+  current().waitedSeconds += waited;
+  return !report_.gaveUp && !(interrupted_ && interrupted_->load());
+}
+
+ContentionReport ContentionMonitor::finish() {
+  probeQuiet("at the end");
+  // Slowdowns against the quietest probe of the whole run (the early probes did not know it).
+  for (ProbeRecord& p : report_.probes) {
+    p.slowdown = std::max({1.0, quietest_.chain > 0 ? p.figures.chain / quietest_.chain : 1.0,
+                           quietest_.reference > 0 ? p.figures.reference / quietest_.reference
+                                                   : 1.0});
+  }
+  return report_;
+}
+
+}  // namespace csumtune::tuner

@@ -1,0 +1,109 @@
+#include "measure/host_contention.hpp"
+
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+namespace csumtune::tuner {
+namespace {
+
+constexpr int kProbeLength = 1500;  // the reference on one MTU-sized hot buffer
+constexpr int kProbeCalls = 32;
+constexpr int kChainLength = 4096;
+
+// Nanoseconds this thread waited on a run queue: the second field of schedstat.
+bool readWait(double& seconds) {
+  std::ifstream in("/proc/thread-self/schedstat");
+  std::uint64_t running = 0, waiting = 0;
+  if (!(in >> running >> waiting)) return false;
+  seconds = static_cast<double>(waiting) * 1e-9;
+  return true;
+}
+
+// The steal column (the 8th number) of "cpuN" in /proc/stat, in clock ticks.
+bool readSteal(int cpu, double& ticks) {
+  std::ifstream in("/proc/stat");
+  const std::string name = "cpu" + std::to_string(cpu);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.compare(0, name.size() + 1, name + " ") != 0) continue;
+    std::istringstream fields(line.substr(name.size()));
+    std::uint64_t value = 0;
+    for (int column = 1; column <= 8; ++column) {
+      if (!(fields >> value)) return false;
+    }
+    ticks = static_cast<double>(value);
+    return true;
+  }
+  return false;
+}
+
+double nowSeconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+HostContentionSource::HostContentionSource(int cpu, Timer& timer, KernelFn reference)
+    : cpu_(cpu),
+      timer_(timer),
+      reference_(reference),
+      buffer_(kProbeLength + 64),
+      ticksPerSecondOfSteal_(static_cast<double>(std::max(sysconf(_SC_CLK_TCK), 1L))) {
+  for (std::size_t i = 0; i < buffer_.size(); ++i) buffer_[i] = static_cast<std::uint8_t>(i * 31);
+  double value = 0;
+  if (!readWait(value)) unavailable_ = "no /proc/thread-self/schedstat (run-queue wait unknown)";
+  if (cpu_ >= 0 && !readSteal(cpu_, value)) {
+    unavailable_ += std::string(unavailable_.empty() ? "" : "; ") +
+                    "no steal time for this CPU in /proc/stat";
+  }
+}
+
+SchedReading HostContentionSource::read() {
+  SchedReading r;
+  r.wall = nowSeconds();
+  readWait(r.wait);
+  double steal = 0;
+  if (cpu_ >= 0 && readSteal(cpu_, steal)) r.steal = steal / ticksPerSecondOfSteal_;
+  return r;
+}
+
+ProbeFigures HostContentionSource::probe() {
+  ProbeFigures f;
+  // A dependent add chain: the core's latency, whatever the caches hold.
+  std::uint64_t x = 1;
+  std::uint64_t start = timer_.start();
+  for (int i = 0; i < kChainLength / 8; ++i) {
+    asm volatile(
+        "add %1, %0\n\tadd %1, %0\n\tadd %1, %0\n\tadd %1, %0\n\t"
+        "add %1, %0\n\tadd %1, %0\n\tadd %1, %0\n\tadd %1, %0"
+        : "+r"(x)
+        : "r"(std::uint64_t{3}));
+  }
+  std::uint64_t stop = timer_.stop();
+  f.chain = static_cast<double>(stop - start);
+  // The reference kernel, hot, chained through its sum: the core's throughput.
+  const std::uint8_t* buf = buffer_.data() + (64 - reinterpret_cast<std::uintptr_t>(buffer_.data()) % 64) % 64;
+  std::uint32_t sum = 0;
+  start = timer_.start();
+  for (int i = 0; i < kProbeCalls; ++i) sum = reference_(buf, kProbeLength, sum);
+  stop = timer_.stop();
+  asm volatile("" ::"r"(sum));
+  f.reference = static_cast<double>(stop - start);
+  return f;
+}
+
+void HostContentionSource::sleep(double seconds) {
+  timespec t{static_cast<time_t>(seconds),
+             static_cast<long>((seconds - std::floor(seconds)) * 1e9)};
+  while (nanosleep(&t, &t) != 0) {
+  }
+}
+
+}  // namespace csumtune::tuner

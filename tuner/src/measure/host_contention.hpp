@@ -1,0 +1,33 @@
+// The host's contention signals: this thread's run-queue wait (/proc/thread-self/schedstat),
+// the measuring CPU's steal time (/proc/stat), and the probe — a fixed dependent add chain
+// and the reference kernel on one hot buffer, timed with the run's timer.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "csumtune/kernel_fn.hpp"
+#include "measure/contention.hpp"
+#include "measure/timer.hpp"
+
+namespace csumtune::tuner {
+
+class HostContentionSource : public ContentionSource {
+ public:
+  HostContentionSource(int cpu, Timer& timer, KernelFn reference);
+  SchedReading read() override;
+  ProbeFigures probe() override;
+  void sleep(double seconds) override;
+  std::string unavailable() const override { return unavailable_; }
+
+ private:
+  int cpu_;
+  Timer& timer_;
+  KernelFn reference_;
+  std::vector<std::uint8_t> buffer_;
+  double ticksPerSecondOfSteal_;
+  std::string unavailable_;
+};
+
+}  // namespace csumtune::tuner
