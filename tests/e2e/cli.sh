@@ -101,6 +101,12 @@ expect 2 "weight 'x'" -- "$CSUMTUNE" tune --sizes 40:x
 expect 2 "" -- "$CSUMTUNE" tune --budget 0
 expect 2 "cannot --resume" -- "$CSUMTUNE" tune --resume --out "$(mktemp -d)/fresh"
 expect 2 "cannot replay" -- "$CSUMTUNE" tune --replay /nonexistent/results.json
+expect 2 "--wait-quiet" -- "$CSUMTUNE" tune --wait-quiet=0
+expect 2 "--wait-quiet" -- "$CSUMTUNE" tune --wait-quiet=-5
+expect 2 "--wait-quiet" -- "$CSUMTUNE" tune --wait-quiet=nan
+expect 2 "--wait-quiet" -- "$CSUMTUNE" tune --wait-quiet=1e300
+expect 2 "--wait-quiet" -- "$CSUMTUNE" tune --wait-quiet=10s
+expect 2 "--wait-quiet does not apply" -- "$CSUMTUNE" tune --replay /nonexistent/results.json --wait-quiet
 
 # A tiny real tune: files written, JSON of the documented schema, and --resume continues.
 work=$(mktemp -d)

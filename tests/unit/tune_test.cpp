@@ -287,6 +287,44 @@ TEST_F(ResultsRoundTrip, EveryReaderReadsWhatTheWriterWrote) {
   EXPECT_THROW(readEvaluationsForResume(path, other), Error);
 }
 
+TEST_F(ResultsRoundTrip, BestPrefersARunOnAQuietMachineAndSaysWhenARunWasBusy) {
+  const gen::Params quietWinner = gen::parseParams("carry=adc,chains=3,unroll=9");
+  const gen::Params busyWinner = gen::parseParams("carry=adc,chains=4,unroll=16");
+  auto tuned = [&](const gen::Params& best, bool busy) {
+    ReplayMeasurer replay(syntheticTable(best, true));
+    TuneRun run = runFor(true, 1000000);
+    tune(run, replay, {});
+    // What a contention monitor records (tune() on a replayed table has none).
+    run.contention.phases = {{"search", 100, busy ? 40u : 0u}};
+    run.contention.probes = {{"before search", {1000, 3000}, 0, 0, 1}};
+    return run;
+  };
+  const TuneRun busy = tuned(busyWinner, true), quiet = tuned(quietWinner, false);
+  const std::string folder = results::runFolderName("imix", false, true);
+  // The busy run comes first in the search path and by path: it still loses.
+  const std::string busyPath = write(busy, "a/" + busy.cpuKey + "/" + folder + "/results.json");
+  write(quiet, "b/" + quiet.cpuKey + "/" + folder + "/results.json");
+
+  const auto header = results::readHeader(results::readDocument(busyPath, "test"), busyPath, "test");
+  EXPECT_TRUE(header.disturbed);
+  EXPECT_NE(header.contentionSummary.find("busy during 40 % of the search"), std::string::npos)
+      << header.contentionSummary;
+  const LoadedKernel loaded = Jit::load(busyPath);
+  EXPECT_NE(loaded.origin.find("winner may differ in a quiet period"), std::string::npos)
+      << loaded.origin;
+
+  detail::setInstalledResultsForTesting("");
+  setenv("CSUMTUNE_RESULTS", ((dir_ / "a").string() + ":" + (dir_ / "b").string()).c_str(), 1);
+  const LoadedKernel chosen = csumtune::best();
+  EXPECT_EQ(chosen.kernel.params(), quietWinner) << chosen.origin;
+  EXPECT_EQ(chosen.origin.find("busy"), std::string::npos) << chosen.origin;
+  // With only the busy run, best() takes it and says so.
+  setenv("CSUMTUNE_RESULTS", (dir_ / "a").string().c_str(), 1);
+  const LoadedKernel onlyBusy = csumtune::best();
+  EXPECT_EQ(onlyBusy.kernel.params(), busyWinner);
+  EXPECT_NE(onlyBusy.origin.find("busy during 40 %"), std::string::npos) << onlyBusy.origin;
+}
+
 TEST_F(ResultsRoundTrip, AnUnfinishedRunHasNoWinnerForAnyReader) {
   TuneRun run = runFor(true, 10);
   run.evaluations = syntheticTable(gen::Params{}, true);

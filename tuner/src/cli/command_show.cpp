@@ -57,6 +57,11 @@ void showResults(const json& j, const std::string& path) {
       text(s, "algorithm"), count(s, "unique_evaluations"), count(s, "ok"), count(s, "wrong"),
       count(s, "refused"), count(s, "revisits"), real(s, "elapsed_seconds"),
       text(s, "stopped_because"));
+  // Whether the machine was busy while it was tuned (runs before the contention record: no line).
+  if (!header.contentionSummary.empty()) {
+    fmt::print("machine      {}{}\n", printable(header.contentionSummary),
+               header.disturbed ? " (tune again in a quiet period or with --wait-quiet)" : "");
+  }
   if (!header.winnerParams) {
     fmt::print("winner       none (the run did not finish; continue it with --resume)\n");
     return;

@@ -8,6 +8,7 @@
 #include "measure/baselines.hpp"
 #include "measure/stats.hpp"
 #include "search/finalists.hpp"
+#include "search/watched_measurement.hpp"
 
 namespace csumtune::tuner {
 
@@ -40,10 +41,6 @@ class QuietRounds : public RoundGate {
   ContentionMonitor& monitor_;
   Window window_;
 };
-
-// A disturbed measurement is measured again after waiting for quiet at most this often (the
-// wait limit bounds the time; this bounds a machine that probes quiet but measures busy).
-constexpr int kQuietAttempts = 8;
 
 }  // namespace
 
@@ -94,25 +91,10 @@ Evaluation HostMeasurer::measure(const gen::Params& params) {
     e.message = *verdict.failure;
     return finish();
   }
-  for (int attempt = 0;; ++attempt) {
-    const Window window = openWindow();
-    const double reference = timeOnce(kernel->fn(), e);
-    const bool disturbed = closeWindow(window, guard_.disturbed(reference));
-    bool again = guard_.shouldRepeat(reference, attempt);
-    // --wait-quiet: what was measured while busy is measured again once it is quiet.
-    if (disturbed && monitor_ && monitor_->waiting() && attempt < kQuietAttempts) {
-      if (monitor_->waitUntilQuiet() && !again) {
-        again = true;
-        guard_.countRetry();
-      }
-    }
-    throwIfInterrupted();
-    if (again && monitor_) monitor_->measuredAgain(disturbed);
-    if (!again) {
-      if (attempt > 0) e.message = fmt::format("measured {} times (noise guard)", attempt + 1);
-      break;
-    }
-  }
+  // An interrupt is seen by the search between candidates (this one is kept).
+  const int attempts =
+      measureWatched(guard_, monitor_, [&] { return timeOnce(kernel->fn(), e); });
+  if (attempts > 1) e.message = fmt::format("measured {} times (noise guard)", attempts);
   return finish();
 }
 

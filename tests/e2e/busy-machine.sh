@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# Tuning on a busy machine, with a load of our own: a CPU-bound loop pinned to the measuring
+# CPU, time-sliced with the tuner (a load on the other CPU would not disturb it). Checks that
+#  1. a tune under the load reports its contention (stdout, results.json, report.md, show);
+#  2. with --wait-quiet, a tune started under a load that ends waits it out, measures only
+#     after it, and says so;
+#  3. when the load outlasts --wait-quiet's limit the run goes on and says so;
+#  4. Ctrl-C while waiting ends the run at once, resumable.
+# Nothing is timed against a threshold: the figures checked are the scheduler's.
+set -u
+CSUMTUNE=${1:?usage: busy-machine.sh path/to/csumtune}
+failures=0
+work=$(mktemp -d)
+loads=()
+cleanup() {
+  for pid in "${loads[@]}"; do kill "$pid" 2>/dev/null; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+cpu=$(( $(nproc) - 1 ))
+tiny=(tune --kernel-safe --budget 16 --sizes 40:7,1500:1 --frame-shapes 0 --finalists 2 --cpu "$cpu"
+      --set-size 64)
+
+# load SECONDS: a busy loop on the measuring CPU for SECONDS (0 = until killed).
+load() {
+  if [[ $1 -gt 0 ]]; then
+    taskset -c "$cpu" timeout "$1" sh -c 'while :; do :; done' &
+  else
+    taskset -c "$cpu" sh -c 'while :; do :; done' &
+  fi
+  loads+=($!)
+}
+
+check() {  # check NAME PYTHON-EXPRESSION-ON-d RESULTS.JSON
+  if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); c=d['contention']; assert $2, (c['phases'], c['waited_seconds'])" "$3"; then
+    echo "ok:   $1"
+  else
+    echo "FAIL: $1"
+    failures=$((failures + 1))
+  fi
+}
+
+contains() {  # contains NAME TEXT SUBSTRING
+  if [[ $2 == *"$3"* ]]; then echo "ok:   $1"; else echo "FAIL: $1: '$3' not in: $2"; failures=$((failures + 1)); fi
+}
+
+# 1. Busy all along.
+load 0
+out=$("$CSUMTUNE" "${tiny[@]}" --out "$work/busy" --quiet 2>&1)
+kill "${loads[-1]}"
+contains "busy: the summary says so" "$out" "machine  the machine was busy during"
+contains "busy: the winner may differ" "$out" "the winner may differ in a quiet period"
+check "busy: run-queue wait recorded for the search" \
+  "c['phases'][0]['phase'] == 'search' and c['phases'][0]['run_queue_wait_share'] > 0.2 and c['disturbed']" \
+  "$work/busy/results.json"
+contains "busy: report.md says so at the top" "$(head -3 "$work/busy/report.md")" "**Machine: the machine was busy"
+contains "busy: show says so" "$("$CSUMTUNE" show "$work/busy/results.json")" "machine      the machine was busy"
+
+# 2. A load for the first 6 seconds; --wait-quiet waits it out.
+load 6
+start=$(date +%s)
+out=$("$CSUMTUNE" "${tiny[@]}" --out "$work/wait" --quiet --wait-quiet=120 2>&1)
+status=$?
+end=$(date +%s)
+contains "wait: the run completes" "$status" "0"
+contains "wait: quiet after the wait" "$out" "machine  the machine was quiet"
+check "wait: it waited for the load, kept no disturbed search measurement, within the limit" \
+  "c['waited_seconds'] >= 3 and c['phases'][0]['disturbed'] == 0 and not c['wait_limit_ran_out'] and not c['disturbed']" \
+  "$work/wait/results.json"
+[[ $((end - start)) -ge 6 ]] && echo "ok:   wait: lasted past the load" || { echo "FAIL: wait: ended after $((end - start)) s, before the load"; failures=$((failures + 1)); }
+
+# 3. The load outlasts the limit: the run goes on and says so.
+load 0
+out=$("$CSUMTUNE" "${tiny[@]}" --out "$work/limit" --quiet --wait-quiet=2 2>&1)
+kill "${loads[-1]}"
+contains "limit: says the limit ran out" "$out" "the 2 s limit ran out while busy"
+check "limit: recorded" "c['wait_limit_ran_out'] and c['disturbed']" "$work/limit/results.json"
+
+# 4. Ctrl-C while waiting.
+load 0
+"$CSUMTUNE" "${tiny[@]}" --out "$work/int" --quiet --wait-quiet=600 >/dev/null 2>&1 &
+pid=$!
+sleep 2
+kill -INT "$pid"
+start=$(date +%s)
+wait "$pid"
+status=$?
+end=$(date +%s)
+kill "${loads[-1]}"
+contains "interrupt: exit 130" "$status" "130"
+[[ $((end - start)) -le 3 ]] && echo "ok:   interrupt: stopped waiting at once" || { echo "FAIL: interrupt took $((end - start)) s"; failures=$((failures + 1)); }
+
+if [[ $failures -ne 0 ]]; then
+  echo "$failures check(s) failed"
+  exit 1
+fi
+echo "all busy-machine checks passed"

@@ -1,0 +1,32 @@
+#include "search/watched_measurement.hpp"
+
+namespace csumtune::tuner {
+namespace {
+// A disturbed measurement is measured again after waiting for quiet at most this often (the
+// wait limit bounds the time; this bounds a machine that probes quiet but measures busy).
+constexpr int kQuietAttempts = 8;
+}  // namespace
+
+int measureWatched(NoiseGuard& guard, ContentionMonitor* monitor,
+                   const std::function<double()>& attempt,
+                   const std::function<void()>& afterAttempt) {
+  for (int n = 0;; ++n) {
+    const Window window = monitor ? monitor->open() : Window{};
+    const double reference = attempt();
+    const bool slow = guard.disturbed(reference);
+    const bool disturbed = monitor ? monitor->close(window, slow) : slow;
+    bool again = guard.shouldRepeat(reference, n);
+    // --wait-quiet: what was measured while busy is measured again once it is quiet.
+    // (waitUntilQuiet returns false at once when the run is interrupted.)
+    if (disturbed && monitor && monitor->waiting() && n < kQuietAttempts &&
+        monitor->waitUntilQuiet() && !again) {
+      again = true;
+      guard.countRetry();
+    }
+    if (afterAttempt) afterAttempt();
+    if (!again) return n + 1;
+    if (monitor) monitor->measuredAgain(disturbed);
+  }
+}
+
+}  // namespace csumtune::tuner
