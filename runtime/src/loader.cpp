@@ -71,10 +71,10 @@ LoadedKernel loadRun(const results::RunHeader& header, const std::string& path,
   } catch (const gen::ParamsError& e) {
     results::fail(path, kLoad, std::string("has a winner that is not valid: ") + e.what());
   }
-  return LoadedKernel{Jit::compile(parsed),
-                      fmt::format("{} ({}, {} cache, tuned on {}{})", path, header.profile,
-                                  header.cache, header.cpuKey,
-                                  header.disturbed ? "; " + header.contentionSummary : "")};
+  return LoadedKernel{
+      Jit::compile(parsed),
+      fmt::format("{} ({}, {} cache, tuned on {}{})", path, header.profile, header.cache,
+                  header.cpuKey, header.disturbed ? "; " + header.contentionSummary : "")};
 }
 
 // A run best() may use, and how much it prefers it: the default tune's profile first, then

@@ -32,7 +32,9 @@ class SyntheticMachine : public ContentionSource {
  public:
   explicit SyntheticMachine(std::vector<BusyPeriod> busy) : busy_(std::move(busy)) {}
 
-  SchedReading read() override { return {now_, integral(&BusyPeriod::waitShare), integral(&BusyPeriod::stealShare)}; }
+  SchedReading read() override {
+    return {now_, integral(&BusyPeriod::waitShare), integral(&BusyPeriod::stealShare)};
+  }
   ProbeFigures probe() override {
     const double slow = slowdownAt(now_);
     spend(0.002);
@@ -90,10 +92,10 @@ TEST(Contention, RunQueueWaitStealAndASlowReferenceAreDisturbances) {
   SyntheticMachine machine({{1, 2, 0.5, 0, 1}, {3, 4, 0, 0.3, 1}});
   ContentionMonitor monitor(machine, {});
   monitor.beginPhase("search");
-  EXPECT_FALSE(measureFor(monitor, machine, 0.5));       // quiet
-  machine.spend(0.6);                                    // now 1.1: time-sliced
-  EXPECT_TRUE(measureFor(monitor, machine, 0.5));        // waited half of it
-  machine.spend(1.0);                                    // now 2.6: quiet again
+  EXPECT_FALSE(measureFor(monitor, machine, 0.5));  // quiet
+  machine.spend(0.6);                               // now 1.1: time-sliced
+  EXPECT_TRUE(measureFor(monitor, machine, 0.5));   // waited half of it
+  machine.spend(1.0);                               // now 2.6: quiet again
   EXPECT_FALSE(measureFor(monitor, machine, 0.2));
   EXPECT_TRUE(measureFor(monitor, machine, 0.2, true));  // the noise guard's verdict counts
   machine.spend(0.2);                                    // now 3.2: stolen
@@ -376,13 +378,15 @@ TEST(Contention, WithWaitQuietAWholeTuneKeepsOnlyQuietMeasurements) {
 class ReversingReplay : public ReplayMeasurer {
  public:
   using ReplayMeasurer::ReplayMeasurer;
-  std::vector<FinalistResult> remeasureFinalists(const std::vector<Evaluation>& finalists) override {
+  std::vector<FinalistResult> remeasureFinalists(
+      const std::vector<Evaluation>& finalists) override {
     ++measured;
     std::vector<FinalistResult> out = ReplayMeasurer::remeasureFinalists(finalists);
     for (FinalistResult& f : out) {
       if (f.params == favourite) {
         f.scorePerByte /= 1.2;
-        f.speedup = {f.speedup.median * 1.2, f.speedup.median * 1.19, f.speedup.median * 1.21, 0.95};
+        f.speedup = {f.speedup.median * 1.2, f.speedup.median * 1.19, f.speedup.median * 1.21,
+                     0.95};
       }
     }
     std::stable_sort(out.begin(), out.end(),
@@ -421,8 +425,9 @@ TEST(Contention, AReversedRankingWidensTheFinalists) {
   EXPECT_EQ(again.finalists.size(), 6u);  // twice as many, the best of each family among them
   for (const gen::CarryTraits* traits : gen::allCarryTraits()) {
     if (!traits->kernelSafe()) continue;
-    EXPECT_TRUE(std::any_of(again.finalists.begin(), again.finalists.end(),
-                            [&](const FinalistResult& f) { return f.params.carry == traits->carry; }))
+    EXPECT_TRUE(
+        std::any_of(again.finalists.begin(), again.finalists.end(),
+                    [&](const FinalistResult& f) { return f.params.carry == traits->carry; }))
         << traits->name;
   }
   EXPECT_EQ(again.finalists.front().params, reversing.favourite);
@@ -461,9 +466,8 @@ TEST(Contention, AMeasurementKeepsOnlyTheRoundsItsGateKeeps) {
   measure.targetBatchTicks = 2000;
   measure.warmupBatches = 1;
   measure.gate = &gate;
-  const auto samples =
-      measureInterleaved({{"a", "", "test", plainSum}, {"b", "", "test", plainSum}}, measure,
-                         *timer, workload);
+  const auto samples = measureInterleaved(
+      {{"a", "", "test", plainSum}, {"b", "", "test", plainSum}}, measure, *timer, workload);
   EXPECT_EQ(gate.started, 7);  // 5 rounds kept, 2 measured again
   for (const auto& k : samples) {
     for (const auto& s : k.sizes) EXPECT_EQ(s.perCall.size(), 5u);

@@ -305,7 +305,8 @@ TEST_F(ResultsRoundTrip, BestPrefersARunOnAQuietMachineAndSaysWhenARunWasBusy) {
   const std::string busyPath = write(busy, "a/" + busy.cpuKey + "/" + folder + "/results.json");
   write(quiet, "b/" + quiet.cpuKey + "/" + folder + "/results.json");
 
-  const auto header = results::readHeader(results::readDocument(busyPath, "test"), busyPath, "test");
+  const auto header =
+      results::readHeader(results::readDocument(busyPath, "test"), busyPath, "test");
   EXPECT_TRUE(header.disturbed);
   EXPECT_NE(header.contentionSummary.find("busy during 40 % of the search"), std::string::npos)
       << header.contentionSummary;

@@ -376,9 +376,10 @@ void addTuneCommand(CLI::App& app, int& exitCode) {
                   "Measure against a kernel tree's own arch/x86/lib/csum-partial_64.c (built for "
                   "user space) instead of linux-v6.8");
   cmd->add_option("--wait-quiet", o->waitQuiet,
-                "Off unless given. Wait while the machine is busy (another task on the measuring CPU, a slow "
-                "probe): measure only in quiet stretches, waiting up to SECONDS in all "
-                "(--wait-quiet alone: 600), then go on and say so")
+                  "Off unless given. Wait while the machine is busy (another task on the measuring "
+                  "CPU, a slow "
+                  "probe): measure only in quiet stretches, waiting up to SECONDS in all "
+                  "(--wait-quiet alone: 600), then go on and say so")
       ->expected(0, 1)
       ->default_str("600")
       ->check(finiteIn(1.0, 1e6));

@@ -177,9 +177,9 @@ ContentionReport ContentionMonitor::finish() {
   probeQuiet("at the end");
   // Slowdowns against the quietest probe of the whole run (the early probes did not know it).
   for (ProbeRecord& p : report_.probes) {
-    p.slowdown = std::max({1.0, quietest_.chain > 0 ? p.figures.chain / quietest_.chain : 1.0,
-                           quietest_.reference > 0 ? p.figures.reference / quietest_.reference
-                                                   : 1.0});
+    p.slowdown =
+        std::max({1.0, quietest_.chain > 0 ? p.figures.chain / quietest_.chain : 1.0,
+                  quietest_.reference > 0 ? p.figures.reference / quietest_.reference : 1.0});
   }
   return report_;
 }

@@ -44,9 +44,9 @@ class ContentionSource {
 };
 
 struct ContentionSettings {
-  double shareLimit = 0.05;       // wait or steal above this share of a window = busy
-  double probeTolerance = 0.04;   // probe slower than the run's quietest by more = busy
-  double waitLimitSeconds = 0;    // --wait-quiet: longest total wait (0 = never wait)
+  double shareLimit = 0.05;          // wait or steal above this share of a window = busy
+  double probeTolerance = 0.04;      // probe slower than the run's quietest by more = busy
+  double waitLimitSeconds = 0;       // --wait-quiet: longest total wait (0 = never wait)
   double probeWindowSeconds = 0.03;  // a probe runs this long (spans scheduler slices)
   double pauseSeconds = 0.25;        // sleep between probes while busy
   double disturbedShare = 0.10;      // a phase this disturbed makes the run "disturbed"
@@ -81,9 +81,9 @@ struct ContentionReport {
   std::vector<ProbeRecord> probes;
   double waitLimitSeconds = 0;  // 0: --wait-quiet was off
   double waitedSeconds = 0;
-  bool gaveUp = false;      // the wait limit ran out while the machine was still busy
-  std::string unavailable;  // signals this host cannot give
-  double probeSlowdown() const;     // the largest probe slowdown
+  bool gaveUp = false;           // the wait limit ran out while the machine was still busy
+  std::string unavailable;       // signals this host cannot give
+  double probeSlowdown() const;  // the largest probe slowdown
   const PhaseContention* phase(const std::string& name) const;
   // Busy enough that the winner may differ in a quiet period: a phase with at least
   // `disturbedShare` of its measurements disturbed, or a probe beyond the tolerance.

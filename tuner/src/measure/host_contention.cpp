@@ -44,8 +44,7 @@ bool readSteal(int cpu, double& ticks) {
 }
 
 double nowSeconds() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 }  // namespace
@@ -60,8 +59,8 @@ HostContentionSource::HostContentionSource(int cpu, Timer& timer, KernelFn refer
   double value = 0;
   if (!readWait(value)) unavailable_ = "no /proc/thread-self/schedstat (run-queue wait unknown)";
   if (cpu_ >= 0 && !readSteal(cpu_, value)) {
-    unavailable_ += std::string(unavailable_.empty() ? "" : "; ") +
-                    "no steal time for this CPU in /proc/stat";
+    unavailable_ +=
+        std::string(unavailable_.empty() ? "" : "; ") + "no steal time for this CPU in /proc/stat";
   }
 }
 
@@ -89,7 +88,8 @@ ProbeFigures HostContentionSource::probe() {
   std::uint64_t stop = timer_.stop();
   f.chain = static_cast<double>(stop - start);
   // The reference kernel, hot, chained through its sum: the core's throughput.
-  const std::uint8_t* buf = buffer_.data() + (64 - reinterpret_cast<std::uintptr_t>(buffer_.data()) % 64) % 64;
+  const std::uint8_t* buf =
+      buffer_.data() + (64 - reinterpret_cast<std::uintptr_t>(buffer_.data()) % 64) % 64;
   std::uint32_t sum = 0;
   start = timer_.start();
   for (int i = 0; i < kProbeCalls; ++i) sum = reference_(buf, kProbeLength, sum);

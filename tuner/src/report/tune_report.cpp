@@ -86,10 +86,10 @@ std::string contentionSection(const ContentionReport& c) {
       "| phase | measurements kept | disturbed | measured again | rounds measured again | "
       "run-queue wait | steal | waited |\n|---|---:|---:|---:|---:|---:|---:|---:|\n";
   for (const PhaseContention& p : c.phases) {
-    md += fmt::format("| {} | {} | {} ({:.0f} %) | {} | {} | {:.1f} % | {:.1f} % | {:.1f} s |\n",
-                      p.name, p.measurements, p.disturbed, 100 * p.disturbedShare(),
-                      p.measuredAgain, p.roundsDiscarded, 100 * p.waitShare, 100 * p.stealShare,
-                      p.waitedSeconds);
+    md +=
+        fmt::format("| {} | {} | {} ({:.0f} %) | {} | {} | {:.1f} % | {:.1f} % | {:.1f} s |\n",
+                    p.name, p.measurements, p.disturbed, 100 * p.disturbedShare(), p.measuredAgain,
+                    p.roundsDiscarded, 100 * p.waitShare, 100 * p.stealShare, p.waitedSeconds);
   }
   md += "\n| probe | chain | reference | run-queue wait | slowdown |\n|---|---:|---:|---:|---:|\n";
   for (const ProbeRecord& p : c.probes) {

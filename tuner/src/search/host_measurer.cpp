@@ -92,8 +92,7 @@ Evaluation HostMeasurer::measure(const gen::Params& params) {
     return finish();
   }
   // An interrupt is seen by the search between candidates (this one is kept).
-  const int attempts =
-      measureWatched(guard_, monitor_, [&] { return timeOnce(kernel->fn(), e); });
+  const int attempts = measureWatched(guard_, monitor_, [&] { return timeOnce(kernel->fn(), e); });
   if (attempts > 1) e.message = fmt::format("measured {} times (noise guard)", attempts);
   return finish();
 }

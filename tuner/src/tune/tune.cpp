@@ -115,8 +115,9 @@ std::vector<Evaluation> widenedFinalists(const TuneRun& run, std::size_t count) 
     if (it != ranked.end() && !has(it->params)) wider.push_back(*it);
   }
   for (const gen::CarryTraits* traits : gen::allCarryTraits()) {
-    const auto it = std::find_if(ranked.begin(), ranked.end(),
-                                 [&](const Evaluation& e) { return e.params.carry == traits->carry; });
+    const auto it = std::find_if(ranked.begin(), ranked.end(), [&](const Evaluation& e) {
+      return e.params.carry == traits->carry;
+    });
     if (it != ranked.end() && !has(it->params)) wider.push_back(*it);
   }
   for (const Evaluation& e : ranked) {

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "search/evaluator.hpp"
 #include "measure/contention.hpp"
+#include "search/evaluator.hpp"
 #include "search/finalist_results.hpp"
 
 namespace csumtune::tuner {

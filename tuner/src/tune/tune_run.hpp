@@ -54,7 +54,7 @@ struct TuneRun {
   std::vector<int> guardLengths;
   double guardTolerance = 0;
   std::vector<FinalistResult> finalists;  // best first; empty when interrupted
-  std::string widened;  // why the finalists were widened ("" when the ranking held)
+  std::string widened;          // why the finalists were widened ("" when the ranking held)
   ContentionReport contention;  // how busy the machine was, phase by phase
   double waitQuietSeconds = 0;  // --wait-quiet's limit (0 = off)
   std::vector<SweepPoint> sweep;
