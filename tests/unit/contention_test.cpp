@@ -328,6 +328,7 @@ TEST(Contention, AWholeTuneReportsEachPhase) {
   TuneRun run = shortRun();
   TuneSettings settings;
   settings.frameShapes = 0;
+  settings.polishShapes = 0;
   tune(run, measurer, settings);
   ASSERT_TRUE(run.complete()) << run.failure << " " << run.stoppedBecause << " "
                               << static_cast<int>(run.end) << " " << run.evaluations.size();
@@ -358,6 +359,7 @@ TEST(Contention, WithWaitQuietAWholeTuneKeepsOnlyQuietMeasurements) {
   TuneRun run = shortRun();
   TuneSettings settings;
   settings.frameShapes = 0;
+  settings.polishShapes = 0;
   tune(run, measurer, settings);
   ASSERT_TRUE(run.complete());
   // The winner of the same tune on a quiet machine.
@@ -405,6 +407,7 @@ TEST(Contention, AReversedRankingWidensTheFinalists) {
   run.budget = 100000;
   TuneSettings settings;
   settings.frameShapes = 0;
+  settings.polishShapes = 0;
   settings.finalists = 3;
   tune(run, measurer, settings);
   ASSERT_TRUE(run.complete());

@@ -90,6 +90,35 @@ TEST(Tune, FindsTheOptimumOfTheTableAndVerifiesIt) {
 
 // The frame stage measures every short-path variant of the best loop shapes (exact paths for
 // the profile's lengths) on top of the budget, and a variant can win.
+TEST(Tune, ThePolishStageMeasuresTheNeighboursOfTheBestLoopShapes) {
+  // The search settled on chains=8,unroll=32 with prefetch (score 0.522); the table's best,
+  // chains=6,unroll=30 without prefetch (0.5), is its neighbour on the lattice.
+  const gen::Params best = gen::parseParams("carry=adc,chains=6,unroll=30");
+  const gen::Params settled = gen::parseParams("carry=adc,chains=8,unroll=32,prefetch=192");
+  const auto table = syntheticTable(best, true);
+  ReplayMeasurer replay(table);
+  TuneSettings settings;
+  settings.frameShapes = 0;
+  for (const Evaluation& e : table) {
+    if (e.params == settled) settings.earlier.push_back(e);
+  }
+  ASSERT_EQ(settings.earlier.size(), 1u);
+  TuneRun run = runFor(true, 1);
+  tune(run, replay, settings);
+  ASSERT_TRUE(run.complete());
+  EXPECT_EQ(run.finalists.front().params, best);
+  EXPECT_TRUE(std::any_of(run.phases.begin(), run.phases.end(), [](const std::string& p) {
+    return p.rfind("polish: ", 0) == 0 && p.find("measured; done") != std::string::npos;
+  }));
+
+  settings.polishShapes = 0;
+  ReplayMeasurer again(table);
+  TuneRun unpolished = runFor(true, 1);
+  tune(unpolished, again, settings);
+  ASSERT_TRUE(unpolished.complete());
+  EXPECT_EQ(unpolished.finalists.front().params, settled);
+}
+
 TEST(Tune, TheFrameStageTriesShortPathsOfTheBestLoopShapes) {
   const gen::Params loop = gen::parseParams("carry=adc,chains=6,unroll=30");
   gen::Params best = loop;

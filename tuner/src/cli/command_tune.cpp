@@ -55,6 +55,7 @@ struct TuneOptions {
   std::size_t stall = 0;
   std::size_t finalists = 5;
   std::size_t frameShapes = 3;
+  std::size_t polishShapes = 3;
   std::string style = "kernel";
   bool quiet = false;
   int cpu = -1;
@@ -196,6 +197,7 @@ int runTune(const TuneOptions& o) {
   tuner::TuneSettings settings;
   settings.finalists = o.finalists;
   settings.frameShapes = o.frameShapes;
+  settings.polishShapes = o.polishShapes;
   settings.style = o.style;
   if (o.resume) settings.earlier = tuner::readEvaluationsForResume(dir + "/results.json", run);
   try {
@@ -358,6 +360,11 @@ void addTuneCommand(CLI::App& app, int& exitCode) {
                   "Stop a carry family after N evaluations without improvement (0 = auto)");
   cmd->add_option("--finalists", o->finalists, "How many of the best to re-measure")
       ->check(CLI::Range(1, 50))
+      ->capture_default_str();
+  cmd->add_option("--polish-shapes", o->polishShapes,
+                  "After the search, measure every loop shape near this many of the best "
+                  "(chains ±2, unroll ±4, with and without prefetch; 0 = none)")
+      ->check(CLI::Range(0, 50))
       ->capture_default_str();
   cmd->add_option("--frame-shapes", o->frameShapes,
                   "After the search, try every short-path variant of this many of the best loop "

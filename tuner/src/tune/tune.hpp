@@ -15,6 +15,9 @@ namespace csumtune::tuner {
 
 struct TuneSettings {
   std::size_t finalists = 5;
+  // The polish stage: every loop shape near the best `polishShapes` ones (chains ±2, unroll
+  // ±4, with and without prefetch), measured after the search and on top of its budget.
+  std::size_t polishShapes = 3;
   // The frame stage: every short-path variant (tail, sum entry, entry test, short bound,
   // exact paths for the profile's lengths) of this many of the best loop shapes, measured
   // after the search and on top of its budget (0 = none).
