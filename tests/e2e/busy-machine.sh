@@ -19,7 +19,7 @@ cleanup() {
 trap cleanup EXIT
 
 cpu=$(( $(nproc) - 1 ))
-tiny=(tune --kernel-safe --budget 16 --sizes 40:7,1500:1 --frame-shapes 0 --finalists 2 --cpu "$cpu"
+tiny=(tune --kernel-safe --budget 16 --sizes 40:7,1500:1 --frame-shapes 0 --polish-shapes 0 --finalists 2 --cpu "$cpu"
       --set-size 64)
 
 # load SECONDS: a busy loop on the measuring CPU for SECONDS (0 = until killed).

@@ -110,7 +110,7 @@ expect 2 "--wait-quiet does not apply" -- "$CSUMTUNE" tune --replay /nonexistent
 
 # A tiny real tune: files written, JSON of the documented schema, and --resume continues.
 work=$(mktemp -d)
-if "$CSUMTUNE" tune --sizes 64:3,1500:1 --budget 12 --frame-shapes 0 --finalists 2 --out "$work/run" --quiet >"$work/out" 2>&1 &&
+if "$CSUMTUNE" tune --sizes 64:3,1500:1 --budget 12 --frame-shapes 0 --polish-shapes 0 --finalists 2 --out "$work/run" --quiet >"$work/out" 2>&1 &&
    python3 - "$work/run/results.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -130,7 +130,7 @@ then
 else
   echo "FAIL: tiny tune: $(cat "$work/out")"; failures=$((failures + 1))
 fi
-if "$CSUMTUNE" tune --sizes 64:3,1500:1 --budget 5 --frame-shapes 0 --finalists 1 --out "$work/run" --resume --quiet >/dev/null 2>&1 &&
+if "$CSUMTUNE" tune --sizes 64:3,1500:1 --budget 5 --frame-shapes 0 --polish-shapes 0 --finalists 1 --out "$work/run" --resume --quiet >/dev/null 2>&1 &&
    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["evaluations"]) == 17, len(d["evaluations"]); assert sum(e["resumed"] for e in d["evaluations"]) == 12' "$work/run/results.json"; then
   echo "ok:   tune --resume keeps the earlier evaluations and adds new ones"
 else
@@ -251,7 +251,7 @@ rm -rf "$hostile"
 # lengths: seconds long) ends the run within it, interrupted and resumable.
 phase=$(mktemp -d)
 # (The search of 3 candidates is over in well under a second; the rest takes seconds.)
-interrupt_tune INT 2.5 "$phase/run" --kernel-safe --sizes 1500:1 --budget 3 --frame-shapes 0 --finalists 1
+interrupt_tune INT 2.5 "$phase/run" --kernel-safe --sizes 1500:1 --budget 3 --frame-shapes 0 --polish-shapes 0 --finalists 1
 if [[ $status -eq 130 ]] && python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert not d["complete"] and d["evaluations"]' "$phase/run/results.json"; then
   echo "ok:   SIGINT during the finalists/guard/sweep ends the run (130, resumable)"
 else
