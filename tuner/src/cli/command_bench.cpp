@@ -14,6 +14,7 @@
 #include "csumtune/cpu.hpp"
 #include "csumtune/jit.hpp"
 #include "measure/baselines.hpp"
+#include "measure/code_size.hpp"
 #include "measure/placement.hpp"
 #include "report/bench_report.hpp"
 #include "size_lists.hpp"
@@ -56,22 +57,26 @@ KernelSet prepareKernels(const BenchOptions& options) {
   if (params.empty()) params.push_back(gen::Params{});
   if (baselines) {
     for (const tuner::Baseline& b : tuner::builtinBaselines()) {
-      set.timed.push_back({b.name, "", b.kind, b.fn});
+      set.timed.push_back({b.name, "", b.kind, b.fn, tuner::functionSize(
+                                                         reinterpret_cast<const void*>(b.fn))});
       if (!b.acceptsNegativeLength) set.nonNegativeOnly.insert(b.name);
     }
     set.jit.push_back(Jit::compile(tuner::linuxLikeParams()));
     set.timed.push_back(
-        {tuner::kLinuxLikeName, set.jit.back().canonical(), "baseline-ours", set.jit.back().fn()});
+        {tuner::kLinuxLikeName, set.jit.back().canonical(), "baseline-ours", set.jit.back().fn(),
+         set.jit.back().codeSize()});
   }
   for (const std::string& path : options.baselineSources) {
     set.sources.push_back(std::make_unique<tuner::SourceBaseline>(path));
     const auto& source = *set.sources.back();
     verifySourceBaseline(source, options.seed, false);
-    set.timed.push_back({source.name(), source.path(), "baseline-source", source.fn()});
+    set.timed.push_back({source.name(), source.path(), "baseline-source", source.fn(),
+                         tuner::functionSize(reinterpret_cast<const void*>(source.fn()))});
   }
   for (const gen::Params& p : params) {
     set.jit.push_back(Jit::compile(p));  // refuses kernels the CPU cannot run (exit 2)
-    set.timed.push_back({p.toString(), p.toString(), "jit", set.jit.back().fn()});
+    set.timed.push_back(
+        {p.toString(), p.toString(), "jit", set.jit.back().fn(), set.jit.back().codeSize()});
   }
   // Every candidate is proven correct before it is timed.
   const tuner::VerifyFixture fixture(options.seed);

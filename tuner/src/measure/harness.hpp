@@ -20,6 +20,7 @@ struct TimedKernel {
   std::string params;  // canonical params (empty for the C baseline)
   std::string kind;    // "jit", "baseline-c", "baseline-linux"
   KernelFn fn = nullptr;
+  std::size_t bytes = 0;  // code size (0: unknown)
 };
 
 // Under --wait-quiet a long measurement keeps only the rounds measured while the machine was

@@ -55,6 +55,9 @@ BenchReport buildBenchReport(const BenchSetup& setup, const std::vector<KernelSa
 }
 
 namespace {
+std::string bytesText(const TimedKernel& k) {
+  return k.bytes ? fmt::format("{} bytes of code", k.bytes) : "code size unknown";
+}
 double bytesPerCycle(const BenchSetup& s, double unitsPerByte) {
   const double cycles = unitsPerByte * s.clock.cyclesPerUnit;
   return cycles > 0 ? 1 / cycles : 0;
@@ -83,9 +86,9 @@ std::string formatTable(const BenchReport& r) {
   for (const auto& w : s.warnings) out += "warning: " + w + "\n";
   out += "\n";
   for (std::size_t k = 0; k < r.kernels.size(); ++k) {
-    out +=
-        fmt::format("K{} = {}{}\n", k + 1, r.kernels[k].kernel.name,
-                    r.kernels[k].kernel.kind == "jit" ? "" : " (" + r.kernels[k].kernel.kind + ")");
+    const TimedKernel& kernel = r.kernels[k].kernel;
+    out += fmt::format("K{} = {}{}, {}\n", k + 1, kernel.name,
+                       kernel.kind == "jit" ? "" : " (" + kernel.kind + ")", bytesText(kernel));
   }
   out += fmt::format("\nmedian {}/byte ± MAD, [min]\n{:>7}", s.unit, "bytes");
   for (std::size_t k = 0; k < r.kernels.size(); ++k)
@@ -123,7 +126,7 @@ std::string formatSeed(const BenchReport& r) {
   const std::string unitColumn = r.setup.unit == "cycles" ? "cycles/byte" : r.setup.unit + "/byte";
   std::string out;
   for (const KernelFigures& k : r.kernels) {
-    out += fmt::format("{} ({})\n", k.kernel.name, k.kernel.kind);
+    out += fmt::format("{} ({}, {})\n", k.kernel.name, k.kernel.kind, bytesText(k.kernel));
     out +=
         fmt::format("{:>8} | {:>10} | {:>10} | {}\n", "length", "Set Sz", "iterations", unitColumn);
     for (const SizeFigures& f : k.sizes) {
@@ -180,6 +183,8 @@ std::string formatJson(const BenchReport& r) {
     kernels.push_back({{"name", k.kernel.name},
                        {"params", k.kernel.params},
                        {"kind", k.kernel.kind},
+                       {"code_bytes", k.kernel.bytes ? nlohmann::json(k.kernel.bytes)
+                                                     : nlohmann::json()},
                        {"results", sizes}});
   }
   j["kernels"] = kernels;
@@ -201,15 +206,16 @@ std::string formatJson(const BenchReport& r) {
 std::string formatCsv(const BenchReport& r) {
   std::string out =
       "kernel,kind,size,unit,cache,set_size_bytes,iterations,samples,median_per_byte,min_per_byte,"
-      "mad_per_byte,iqr_per_byte,rsd_percent,median_per_call,bytes_per_core_cycle\n";
+      "mad_per_byte,iqr_per_byte,rsd_percent,median_per_call,bytes_per_core_cycle,code_bytes\n";
   for (const KernelFigures& k : r.kernels) {
     for (const SizeFigures& f : k.sizes) {
       out += fmt::format(
-          "\"{}\",{},{},{},{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.3f},{:.2f},{:.3f}\n",
+          "\"{}\",{},{},{},{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.3f},{:.2f},{:.3f},{}\n",
           k.kernel.name, k.kernel.kind, f.size, r.setup.unit, toString(r.setup.cache),
           r.setup.setSizeBytes, f.iterations, f.samples, f.perByte.median, f.perByte.min,
           f.perByte.mad, f.perByte.iqr, f.perByte.rsdPercent, f.perCall.median,
-          bytesPerCycle(r.setup, f.perByte.median));
+          bytesPerCycle(r.setup, f.perByte.median),
+          k.kernel.bytes ? std::to_string(k.kernel.bytes) : std::string());
     }
   }
   return out;
