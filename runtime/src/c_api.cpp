@@ -80,6 +80,10 @@ const char* csumtune_kernel_params(const csumtune_kernel* k) {
   return k ? k->kernel.canonical().c_str() : nullptr;
 }
 
+size_t csumtune_kernel_size(const csumtune_kernel* k) {
+  return k ? k->kernel.size() : 0;
+}
+
 void csumtune_kernel_free(csumtune_kernel* k) {
   delete k;
 }

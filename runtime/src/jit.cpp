@@ -50,7 +50,7 @@ Kernel::Kernel(std::unique_ptr<Code> code, KernelFn fn, const gen::Params& param
       fn_(fn),
       params_(params),
       canonical_(params.toString()),
-      codeSize_(size) {}
+      size_(size) {}
 Kernel::Kernel(Kernel&&) noexcept = default;
 Kernel& Kernel::operator=(Kernel&&) noexcept = default;
 Kernel::~Kernel() = default;

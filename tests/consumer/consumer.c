@@ -50,7 +50,12 @@ int main(void) {
             if (failures++ < 5) printf("FAIL  %s len=%d off=%d\n", shapes[s], len, off);
           }
         }
-    printf("ok    %s (%ld checks)\n", csumtune_kernel_params(k), checks);
+    if (csumtune_kernel_size(k) == 0) {
+      printf("FAIL  %s has no size\n", shapes[s]);
+      failures++;
+    }
+    printf("ok    %s (%zu bytes, %ld checks)\n", csumtune_kernel_params(k), csumtune_kernel_size(k),
+           checks);
     csumtune_kernel_free(k);
   }
   char err[256];

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "csumtune/csumtune.h"
+#include "csumtune/gen/kernel_program.hpp"
 #include "csumtune/jit.hpp"
 #include "verify/reference.hpp"
 
@@ -15,6 +16,11 @@ TEST(CApi, CompilesCallsAndFrees) {
   csumtune_kernel* k = csumtune_compile("unroll=8,chains=2,carry=cmov", err, sizeof err);
   ASSERT_NE(k, nullptr) << err;
   EXPECT_STREQ(csumtune_kernel_params(k), "carry=cmov,chains=2,unroll=8,prefetch=0,hint=t0");
+  // Its size is the machine code's, as the C++ API and the generator count it.
+  const gen::Params params = gen::parseParams("carry=cmov,chains=2,unroll=8");
+  EXPECT_EQ(csumtune_kernel_size(k), Jit::compile(params).size());
+  EXPECT_EQ(csumtune_kernel_size(k), gen::KernelProgram(params).bytes().size());
+  EXPECT_GT(csumtune_kernel_size(k), 64u);
   csumtune_fn fn = csumtune_kernel_fn(k);
   std::uint8_t data[777];
   for (int i = 0; i < 777; ++i) data[i] = static_cast<std::uint8_t>(i * 97);
@@ -45,6 +51,7 @@ TEST(CApi, BadParamsGiveNullAndAMessage) {
 TEST(CApi, NullKernelIsHarmless) {
   EXPECT_EQ(csumtune_kernel_fn(nullptr), nullptr);
   EXPECT_EQ(csumtune_kernel_params(nullptr), nullptr);
+  EXPECT_EQ(csumtune_kernel_size(nullptr), 0u);
 }
 
 // A kernel whose instructions the CPU lacks is refused, never run. The environment mask

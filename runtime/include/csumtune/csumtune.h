@@ -45,6 +45,9 @@ csumtune_fn csumtune_kernel_fn(const csumtune_kernel* k);
 /* The kernel's canonical parameter string; valid until csumtune_kernel_free(k). */
 const char* csumtune_kernel_params(const csumtune_kernel* k);
 
+/* Bytes of machine code in the kernel (0 for NULL). */
+size_t csumtune_kernel_size(const csumtune_kernel* k);
+
 /* Releases the kernel and its code. NULL is allowed. */
 void csumtune_kernel_free(csumtune_kernel* k);
 

@@ -36,7 +36,8 @@ class Kernel {
   KernelFn fn() const { return fn_; }
   const gen::Params& params() const { return params_; }
   const std::string& canonical() const { return canonical_; }
-  std::size_t codeSize() const { return codeSize_; }
+  // Bytes of machine code (what the .S assembles to).
+  std::size_t size() const { return size_; }
 
   std::uint32_t operator()(const void* buf, int len, std::uint32_t sum) const {
     return fn_(buf, len, sum);
@@ -51,7 +52,7 @@ class Kernel {
   KernelFn fn_ = nullptr;
   gen::Params params_;
   std::string canonical_;
-  std::size_t codeSize_ = 0;
+  std::size_t size_ = 0;
 };
 
 struct LoadOptions;

@@ -64,7 +64,7 @@ KernelSet prepareKernels(const BenchOptions& options) {
     set.jit.push_back(Jit::compile(tuner::linuxLikeParams()));
     set.timed.push_back(
         {tuner::kLinuxLikeName, set.jit.back().canonical(), "baseline-ours", set.jit.back().fn(),
-         set.jit.back().codeSize()});
+         set.jit.back().size()});
   }
   for (const std::string& path : options.baselineSources) {
     set.sources.push_back(std::make_unique<tuner::SourceBaseline>(path));
@@ -76,7 +76,7 @@ KernelSet prepareKernels(const BenchOptions& options) {
   for (const gen::Params& p : params) {
     set.jit.push_back(Jit::compile(p));  // refuses kernels the CPU cannot run (exit 2)
     set.timed.push_back(
-        {p.toString(), p.toString(), "jit", set.jit.back().fn(), set.jit.back().codeSize()});
+        {p.toString(), p.toString(), "jit", set.jit.back().fn(), set.jit.back().size()});
   }
   // Every candidate is proven correct before it is timed.
   const tuner::VerifyFixture fixture(options.seed);

@@ -63,7 +63,31 @@ struct TuneOptions {
   std::string replay;
   std::string baselineSource;
   double waitQuiet = 0;  // seconds; 0 = measure whatever the machine is doing (and say so)
+  std::size_t maxBytes = 0;
+  std::string sizePreset;
 };
+
+// --size-preset: the common code-size limits, by who wants them.
+struct SizePreset {
+  const char* name;
+  std::size_t maxBytes;
+  const char* who;
+};
+constexpr SizePreset kSizePresets[] = {
+    {"tiny", 296,
+     "no bigger than Linux v6.8's own csum_partial (gcc 12 -O2): embedded routers and "
+     "kernels built for size"},
+    {"small", 512, "eight cache lines: kernels that value their instruction cache"},
+};
+
+std::size_t chooseMaxBytes(const TuneOptions& o) {
+  if (o.sizePreset.empty()) return o.maxBytes;
+  if (o.maxBytes != 0) throw UsageError("give --max-bytes or --size-preset, not both");
+  for (const SizePreset& p : kSizePresets) {
+    if (o.sizePreset == p.name) return p.maxBytes;
+  }
+  throw UsageError("unknown --size-preset '" + o.sizePreset + "' (expected tiny or small)");
+}
 
 std::string utcNow() {
   const std::time_t now = std::time(nullptr);
@@ -128,7 +152,7 @@ void writeOutputs(const tuner::TuneRun& run, const std::string& dir, bool quiet)
 // table's optimum, with how many evaluations: the way search algorithms are compared.
 int runReplay(const TuneOptions& o) {
   const std::vector<tuner::Evaluation> table = tuner::readEvaluations(o.replay);
-  tuner::ReplayMeasurer measurer(table);
+  tuner::ReplayMeasurer measurer(table, chooseMaxBytes(o));
   const tuner::Evaluation* optimum = measurer.optimum();
   if (!optimum) throw UsageError(o.replay + " holds no correct evaluation to replay");
   const tuner::SearchSpace space(o.kernelSafe);
@@ -187,6 +211,7 @@ int runTune(const TuneOptions& o) {
   }
   run.reference = reference.name;
   run.measure.seed = o.seed;
+  run.measure.maxBytes = chooseMaxBytes(o);
   const std::string dir =
       o.out.empty()
           ? fmt::format("results/{}/{}", run.cpuKey,
@@ -382,6 +407,14 @@ void addTuneCommand(CLI::App& app, int& exitCode) {
   cmd->add_option("--baseline-source", o->baselineSource,
                   "Measure against a kernel tree's own arch/x86/lib/csum-partial_64.c (built for "
                   "user space) instead of linux-v6.8");
+  cmd->add_option("--max-bytes", o->maxBytes,
+                  "Only kernels of at most N bytes of code may win (bigger ones are verified, "
+                  "recorded as too-big, not timed)")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 20));
+  std::string presets = "A code-size limit by name (instead of --max-bytes):";
+  for (const SizePreset& p : kSizePresets)
+    presets += fmt::format("\n  {:<6} {} bytes: {}", p.name, p.maxBytes, p.who);
+  cmd->add_option("--size-preset", o->sizePreset, presets);
   cmd->add_option("--wait-quiet", o->waitQuiet,
                   "Off unless given. Wait while the machine is busy (another task on the measuring "
                   "CPU, a slow "

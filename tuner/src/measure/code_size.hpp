@@ -1,6 +1,6 @@
 // The size in bytes of a compiled function the tuner compares with (the baselines compiled
 // into csumtune, a kernel tree's file built as a shared object): from the symbol table of the
-// object it lives in. JIT kernels know their size (Kernel::codeSize()).
+// object it lives in. JIT kernels know their size (Kernel::size()).
 #pragma once
 
 #include <cstddef>

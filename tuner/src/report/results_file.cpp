@@ -34,7 +34,8 @@ json evaluationJson(const Evaluation& e) {
           {"reference_per_byte", e.referencePerByte},
           {"per_call", e.perCall},
           {"seconds", e.seconds},
-          {"resumed", e.resumed}};
+          {"resumed", e.resumed},
+          {"bytes", e.bytes ? json(e.bytes) : json()}};
 }
 
 json finalistJson(const FinalistResult& f) {
@@ -47,7 +48,8 @@ json finalistJson(const FinalistResult& f) {
   }
   return {{"params", f.params.toString()},    {"search_score", f.searchScore},
           {"score_per_byte", f.scorePerByte}, {"baseline_per_byte", f.baselinePerByte},
-          {"speedup", ratioJson(f.speedup)},  {"sizes", sizes}};
+          {"speedup", ratioJson(f.speedup)},  {"bytes", f.bytes},
+          {"sizes", sizes}};
 }
 
 json guardJson(const TuneRun& run) {
@@ -133,10 +135,13 @@ std::string verdict(const FinalistResult& w, const std::string& baseline) {
 
 json toJson(const TuneRun& run) {
   json evaluations = json::array();
-  std::size_t ok = 0, wrong = 0, refused = 0;
+  std::size_t ok = 0, wrong = 0, refused = 0, tooBig = 0;
   for (const Evaluation& e : run.evaluations) {
     evaluations.push_back(evaluationJson(e));
-    (e.status == EvalStatus::Ok ? ok : e.status == EvalStatus::Wrong ? wrong : refused)++;
+    (e.status == EvalStatus::Ok      ? ok
+     : e.status == EvalStatus::Wrong ? wrong
+     : e.status == EvalStatus::TooBig ? tooBig
+                                      : refused)++;
   }
   json finalists = json::array();
   for (const auto& f : run.finalists) finalists.push_back(finalistJson(f));
@@ -178,6 +183,8 @@ json toJson(const TuneRun& run) {
         {"ok", ok},
         {"wrong", wrong},
         {"refused", refused},
+        {"too_big", tooBig},
+        {"max_bytes", run.measure.maxBytes},
         {"elapsed_seconds", run.elapsedSeconds},
         {"stopped_because", run.stoppedBecause},
         {"phases", run.phases}}},
@@ -209,6 +216,7 @@ json toJson(const TuneRun& run) {
                         {"baseline", run.reference},
                         {"baseline_per_byte", w.baselinePerByte},
                         {"speedup", ratioJson(w.speedup)},
+                        {"bytes", w.bytes},
                         {"verdict", verdict(w, run.reference)},
                         {"source", fmt::format("winner.S ({} style)", run.style)}});
   }
@@ -235,6 +243,11 @@ std::vector<Evaluation> evaluationsFromJson(const json& j, const std::string& pa
       ev.referencePerByte = e.value("reference_per_byte", 0.0);
       ev.perCall = e.value("per_call", std::vector<double>{});
       ev.seconds = e.value("seconds", 0.0);
+      if (const auto b = e.find("bytes"); b != e.end() && !b->is_null()) {
+        if (!b->is_number_unsigned() || b->get<std::uint64_t>() > (1u << 24))
+          results::fail(path, purpose, "has an evaluation with a bad code size");
+        ev.bytes = b->get<std::size_t>();
+      }
       out.push_back(std::move(ev));
     }
     return out;
@@ -278,6 +291,18 @@ std::vector<Evaluation> readEvaluationsForResume(const std::string& path, const 
   }
   if (header.kernelSafe != current.kernelSafe) {
     results::fail(path, purpose, "searched a different space (--kernel-safe differs)");
+  }
+  // Kernels recorded as too big under one limit are not under another.
+  std::size_t maxBytes = 0;
+  try {
+    maxBytes = j.at("search").value("max_bytes", std::size_t{0});
+  } catch (const json::exception&) {
+    results::fail(path, purpose, "is malformed: \"search.max_bytes\" is not a byte count");
+  }
+  if (maxBytes != current.measure.maxBytes) {
+    results::fail(path, purpose,
+                  fmt::format("was tuned with --max-bytes {}, this run has {}", maxBytes,
+                              current.measure.maxBytes));
   }
   return evaluationsFromJson(j, path, purpose);
 }

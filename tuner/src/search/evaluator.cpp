@@ -1,5 +1,7 @@
 #include "search/evaluator.hpp"
 
+#include <fmt/format.h>
+
 #include "search/space.hpp"
 
 namespace csumtune::tuner {
@@ -16,15 +18,26 @@ const char* toString(EvalStatus status) {
       return "wrong";
     case EvalStatus::Refused:
       return "refused";
+    case EvalStatus::TooBig:
+      return "too-big";
   }
   return "?";
 }
 
 std::optional<EvalStatus> evalStatusFromString(const std::string& text) {
-  for (auto s : {EvalStatus::Ok, EvalStatus::Wrong, EvalStatus::Refused}) {
+  for (auto s : {EvalStatus::Ok, EvalStatus::Wrong, EvalStatus::Refused, EvalStatus::TooBig}) {
     if (text == toString(s)) return s;
   }
   return std::nullopt;
+}
+
+bool applySizeLimit(Evaluation& e, std::size_t maxBytes) {
+  if (maxBytes == 0 || e.status != EvalStatus::Ok || e.bytes <= maxBytes) return false;
+  e.status = EvalStatus::TooBig;
+  e.message = fmt::format("{} bytes of code, over --max-bytes {}", e.bytes, maxBytes);
+  e.score = e.scorePerByte = std::numeric_limits<double>::infinity();
+  e.perCall.clear();
+  return true;
 }
 
 const char* toString(SearchStopped::Why why) {

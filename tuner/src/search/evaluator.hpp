@@ -19,7 +19,9 @@
 
 namespace csumtune::tuner {
 
-enum class EvalStatus { Ok, Wrong, Refused };
+// TooBig: correct (it was verified, so the statistics stay honest) but over --max-bytes: not
+// timed, never a winner.
+enum class EvalStatus { Ok, Wrong, Refused, TooBig };
 const char* toString(EvalStatus status);
 std::optional<EvalStatus> evalStatusFromString(const std::string& text);
 
@@ -33,8 +35,13 @@ struct Evaluation {
   double referencePerByte = 0;  // the reference measured alongside
   std::vector<double> perCall;  // per profile entry, median timer units per call
   double seconds = 0;
-  bool resumed = false;  // loaded from an earlier run's results.json
+  bool resumed = false;   // loaded from an earlier run's results.json
+  std::size_t bytes = 0;  // code size (0: unknown, e.g. refused before it was compiled)
 };
+
+// --max-bytes: marks a correct evaluation over the limit `too-big` (0 = no limit). True when
+// it did.
+bool applySizeLimit(Evaluation& e, std::size_t maxBytes);
 
 class CandidateMeasurer {
  public:

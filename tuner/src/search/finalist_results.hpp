@@ -23,6 +23,7 @@ struct FinalistResult {
   double scorePerByte = 0;     // profile score, re-measured
   double baselinePerByte = 0;  // the baseline's profile score in the same run
   RatioEstimate speedup;       // on the whole profile, paired by round
+  std::size_t bytes = 0;       // code size
   std::vector<SizeComparison> sizes;
 };
 

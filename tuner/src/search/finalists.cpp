@@ -56,6 +56,7 @@ std::vector<FinalistResult> remeasureFinalists(const std::vector<Evaluation>& fi
     FinalistResult r;
     r.params = finalists[f].params;
     r.searchScore = finalists[f].score;
+    r.bytes = kernels[f].size();
     const auto totals = roundTotals(k);
     r.scorePerByte = summarize(totals).median / bytes;
     r.baselinePerByte = summarize(baselineTotals).median / bytes;

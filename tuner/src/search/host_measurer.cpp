@@ -83,6 +83,7 @@ Evaluation HostMeasurer::measure(const gen::Params& params) {
     e.message = error.what();
     return finish();
   }
+  e.bytes = kernel->size();
   // Verified before timed: a wrong kernel is recorded as such and can never win.
   const auto verdict =
       verifyKernel(kernel->fn(), fixture_, quickPlan(params.blockBytes(), settings_.seed));
@@ -91,6 +92,7 @@ Evaluation HostMeasurer::measure(const gen::Params& params) {
     e.message = *verdict.failure;
     return finish();
   }
+  if (applySizeLimit(e, settings_.maxBytes)) return finish();
   // An interrupt is seen by the search between candidates (this one is kept).
   const int attempts = measureWatched(guard_, monitor_, [&] { return timeOnce(kernel->fn(), e); });
   if (attempts > 1) e.message = fmt::format("measured {} times (noise guard)", attempts);

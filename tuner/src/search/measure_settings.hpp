@@ -1,6 +1,7 @@
 // How candidates and finalists are measured on the host (recorded in results.json).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 namespace csumtune::tuner {
@@ -13,6 +14,8 @@ struct HostMeasureSettings {
   // than it usually does in this run is repeated, up to `maxRetries` times.
   double noiseTolerance = 0.04;
   int maxRetries = 4;
+  // --max-bytes: candidates with more code are verified but not timed (0 = no limit).
+  std::size_t maxBytes = 0;
 };
 
 // The finalists: measured again, longer, interleaved with the baseline.

@@ -6,9 +6,12 @@
 
 namespace csumtune::tuner {
 
-ReplayMeasurer::ReplayMeasurer(const std::vector<Evaluation>& table) {
+ReplayMeasurer::ReplayMeasurer(const std::vector<Evaluation>& table, std::size_t maxBytes) {
   for (const Evaluation& e : table) {
-    if (index_.emplace(codeKey(e.params), table_.size()).second) table_.push_back(e);
+    if (index_.emplace(codeKey(e.params), table_.size()).second) {
+      table_.push_back(e);
+      applySizeLimit(table_.back(), maxBytes);
+    }
   }
 }
 
@@ -35,6 +38,7 @@ std::vector<FinalistResult> ReplayMeasurer::remeasureFinalists(
                    e.scorePerByte,
                    e.referencePerByte,
                    RatioEstimate{speedup, speedup, speedup, 1.0},
+                   e.bytes,
                    {}});
   }
   return out;  // in the order given: topEvaluations() ranks by the recorded score

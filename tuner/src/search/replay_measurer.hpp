@@ -13,7 +13,8 @@ namespace csumtune::tuner {
 
 class ReplayMeasurer : public TuneMeasurer {
  public:
-  explicit ReplayMeasurer(const std::vector<Evaluation>& table);
+  // `maxBytes`: --max-bytes applied to the recorded kernels (0 = none).
+  explicit ReplayMeasurer(const std::vector<Evaluation>& table, std::size_t maxBytes = 0);
   Evaluation measure(const gen::Params& params) override;
   // The recorded figures again (a recorded table has no noise): the speedup is the
   // reciprocal of the recorded score, exact.
