@@ -23,6 +23,7 @@
 #include "measure/host_contention.hpp"
 #include "measure/kernel_source.hpp"
 #include "measure/placement.hpp"
+#include "report/pareto_svg.hpp"
 #include "report/results_file.hpp"
 #include "report/tune_report.hpp"
 #include "search/host_measurer.hpp"
@@ -136,6 +137,10 @@ void writeOutputs(const tuner::TuneRun& run, const std::string& dir, bool quiet)
                                   tuner::toString(run.cache), winner.scorePerByte, run.timerUnit,
                                   tuner::verdict(winner, run.reference));
     files.emplace_back("winner.S", tuner::renderSource(request));
+    if (auto svg = tuner::paretoSvg(run.evaluations, tuner::paretoFront(run.evaluations),
+                                    run.reference);
+        !svg.empty())
+      files.emplace_back("pareto.svg", std::move(svg));
     std::string why;
     for (auto& plot : tuner::drawPlots(run, &why)) {
       plotNames.push_back(plot.name);
@@ -145,7 +150,8 @@ void writeOutputs(const tuner::TuneRun& run, const std::string& dir, bool quiet)
   }
   files.emplace_back("report.md", tuner::renderTuneReport(run, plotNames));
   tuner::writeFilesTogether(dir, files,
-                            {"results.json", "winner.S", "report.md", "sweep.svg", "space.svg"});
+                            {"results.json", "winner.S", "report.md", "sweep.svg", "space.svg",
+                             "pareto.svg"});
 }
 
 // Searches a recorded table instead of the CPU and says how close the search came to the

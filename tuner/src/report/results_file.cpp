@@ -6,6 +6,7 @@
 
 #include "csumtune/gen/version.hpp"
 #include "csumtune/results/document.hpp"
+#include "search/code_size_tradeoff.hpp"
 
 namespace csumtune::tuner {
 namespace {
@@ -62,6 +63,27 @@ json guardJson(const TuneRun& run) {
   }
   return {
       {"lengths", run.guardLengths}, {"tolerance", run.guardTolerance}, {"candidates", candidates}};
+}
+
+// Code size as a second objective: the smallest kernel of the space, the Pareto front of the
+// evaluations, and the fastest kernel within each size limit measured with the winner.
+json codeSizeJson(const TuneRun& run) {
+  json front = json::array();
+  for (const ParetoPoint& p : paretoFront(run.evaluations))
+    front.push_back({{"params", p.params.toString()}, {"bytes", p.bytes}, {"score", p.score}});
+  json limits = json::array();
+  for (const SizeLimitResult& l : run.sizeLimits) {
+    limits.push_back({{"limit_bytes", l.limit ? json(l.limit) : json()},
+                      {"params", l.params.toString()},
+                      {"bytes", l.bytes},
+                      {"speedup", ratioJson(l.speedup)},
+                      {"relative_to_winner", l.relative}});
+  }
+  return {{"max_bytes", run.measure.maxBytes ? json(run.measure.maxBytes) : json()},
+          {"smallest_in_space",
+           {{"params", run.smallestParams.toString()}, {"bytes", run.smallestBytes}}},
+          {"pareto", front},
+          {"limits", limits}};
 }
 
 json contentionJson(const ContentionReport& c) {
@@ -206,6 +228,7 @@ json toJson(const TuneRun& run) {
       {"sweep", sweep},
       {"guard", guardJson(run)},
       {"finalists_widened", run.widened},
+      {"code_size", codeSizeJson(run)},
   };
   // The contention record (its summary and verdict are header fields: best() reads them).
   if (!run.contention.probes.empty()) j["contention"] = contentionJson(run.contention);

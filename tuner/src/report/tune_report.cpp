@@ -13,6 +13,7 @@
 
 #include "atomic_file.hpp"
 #include "csumtune/gen/kernel_program.hpp"
+#include "search/code_size_tradeoff.hpp"
 
 namespace csumtune::tuner {
 namespace {
@@ -98,6 +99,43 @@ std::string contentionSection(const ContentionReport& c) {
   }
   if (!c.unavailable.empty()) md += "\nNot measured here: " + c.unavailable + ".\n";
   md += "\n</details>\n\n";
+  return md;
+}
+
+// Code size as a second objective: the winner under each size limit (measured together with
+// it), the Pareto front of the evaluations, the smallest kernel of the space.
+std::string renderCodeSize(const TuneRun& run) {
+  const FinalistResult& w = run.finalists.front();
+  std::string md = fmt::format(
+      "\n## Code size\n\nThe winner is **{} bytes** of code{}. The smallest kernel of the {} "
+      "space is `{}`, {} bytes.\n",
+      w.bytes,
+      run.measure.maxBytes ? fmt::format(" (limit: --max-bytes {})", run.measure.maxBytes) : "",
+      run.kernelSafe ? "kernel-safe" : "whole", run.smallestParams.toString(), run.smallestBytes);
+  if (!run.sizeLimits.empty()) {
+    md += fmt::format(
+        "\nThe fastest kernel within each size limit the winner does not fit (from the Pareto "
+        "front below), measured together with the winner and `{}`, {} interleaved rounds:\n\n"
+        "| limit | params | bytes | speedup vs {} [95% CI] | speed / the winner's "
+        "|\n|---:|---|---:|---|---:|\n",
+        run.reference, run.final.repeat, run.reference);
+    for (const SizeLimitResult& l : run.sizeLimits) {
+      md += fmt::format("| {} | `{}` | {} | {} | {:.3f} |\n",
+                        l.limit ? std::to_string(l.limit) : std::string("none (winner)"),
+                        l.params.toString(), l.bytes, ci(l.speedup), l.relative);
+    }
+  }
+  const auto front = paretoFront(run.evaluations);
+  if (!front.empty()) {
+    md += fmt::format(
+        "\nPareto front of the {} evaluations (search figures: no other kernel is both smaller "
+        "and faster); plotted in `pareto.svg`.\n\n| bytes | params | time / {} |\n"
+        "|---:|---|---:|\n",
+        run.evaluations.size(), run.reference);
+    for (const ParetoPoint& p : front)
+      md += fmt::format("| {} | `{}` | {:.4f} |\n", p.bytes, p.params.toString(), p.score);
+    md += "\n![pareto.svg](pareto.svg)\n";
+  }
   return md;
 }
 
@@ -195,6 +233,7 @@ std::string renderTuneReport(const TuneRun& run, const std::vector<std::string>&
     md += fmt::format("| {} | {} | `{}` | {:.4f} | {:.4f} |\n", carry, slot.second,
                       slot.first->params.toString(), slot.first->score, slot.first->scorePerByte);
   }
+  md += renderCodeSize(run);
   if (!run.guard.empty()) {
     md += fmt::format(
         "\n## Guard\n\nThe best {} candidates measured against `{}` at lengths the profile "

@@ -44,6 +44,15 @@ struct GuardResult {
   bool eligible = true;  // worstRatio within the tolerance
 };
 
+// The fastest kernel within a code-size limit, measured together with the winner.
+struct SizeLimitResult {
+  std::size_t limit = 0;  // bytes; 0 = no limit (the winner)
+  gen::Params params;
+  std::size_t bytes = 0;
+  RatioEstimate speedup;  // vs the reference, on the profile
+  double relative = 0;    // its speed / the winner's (1 = as fast)
+};
+
 // The `count` best correct evaluations, best first.
 std::vector<Evaluation> topEvaluations(const std::vector<Evaluation>& all, std::size_t count);
 

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "search/code_size_tradeoff.hpp"
 #include "search/finalist_results.hpp"
 #include "search/space.hpp"
 
@@ -180,6 +181,45 @@ std::vector<Evaluation> widenedFinalists(const TuneRun& run, std::size_t count) 
   return wider;
 }
 
+// The trade-off, measured: the fastest kernel of the Pareto front within each size limit the
+// winner does not fit, and the winner, all in one interleaved measurement.
+std::vector<SizeLimitResult> measureSizeLimits(const TuneRun& run, TuneMeasurer& measurer,
+                                               std::vector<std::size_t> limits) {
+  const FinalistResult& winner = run.finalists.front();
+  const auto front = paretoFront(run.evaluations);
+  std::vector<SizeLimitResult> rows{{0, winner.params, winner.bytes, {}, 1}};
+  std::sort(limits.begin(), limits.end());
+  for (std::size_t limit : limits) {
+    if (winner.bytes == 0 || limit >= winner.bytes) break;
+    if (const auto best = bestWithin(front, limit))
+      rows.push_back({limit, best->params, best->bytes, {}, 0});
+  }
+  if (rows.size() == 1) return {};
+  std::vector<Evaluation> measured;
+  for (const SizeLimitResult& row : rows) {
+    if (std::none_of(measured.begin(), measured.end(),
+                     [&](const Evaluation& e) { return e.params == row.params; })) {
+      const auto it = std::find_if(run.evaluations.begin(), run.evaluations.end(),
+                                   [&](const Evaluation& e) { return e.params == row.params; });
+      Evaluation e;
+      e.params = row.params;
+      measured.push_back(it != run.evaluations.end() ? *it : e);
+    }
+  }
+  const auto results = measurer.remeasureFinalists(measured);
+  auto speedupOf = [&](const gen::Params& p) {
+    const auto it = std::find_if(results.begin(), results.end(),
+                                 [&](const FinalistResult& f) { return f.params == p; });
+    return it != results.end() ? it->speedup : RatioEstimate{};
+  };
+  const double winnerSpeedup = speedupOf(winner.params).median;
+  for (SizeLimitResult& row : rows) {
+    row.speedup = speedupOf(row.params);
+    row.relative = winnerSpeedup > 0 ? row.speedup.median / winnerSpeedup : 0;
+  }
+  return rows;
+}
+
 void tuneInterruptibly(TuneRun& run, TuneMeasurer& measurer, const TuneSettings& settings);
 
 }  // namespace
@@ -202,6 +242,9 @@ namespace {
 
 void tuneInterruptibly(TuneRun& run, TuneMeasurer& measurer, const TuneSettings& settings) {
   const SearchSpace space(run.kernelSafe);
+  const SmallestKernel smallest = smallestKernel(run.kernelSafe);
+  run.smallestParams = smallest.params;
+  run.smallestBytes = smallest.bytes;
   Evaluator evaluator(measurer, {run.budget, run.timeLimitSeconds, settings.interrupted},
                       settings.progress);
   evaluator.preload(settings.earlier);
@@ -257,6 +300,11 @@ void tuneInterruptibly(TuneRun& run, TuneMeasurer& measurer, const TuneSettings&
         "{}: the finalists were widened to {} (the best of each carry family too) and measured "
         "again together",
         *reversal, wider.size());
+    if (settings.interrupted && settings.interrupted->load()) return finish(TuneEnd::Interrupted);
+  }
+  if (!settings.sizeLimits.empty()) {
+    measurer.beginPhase("sizes");
+    run.sizeLimits = measureSizeLimits(run, measurer, settings.sizeLimits);
     if (settings.interrupted && settings.interrupted->load()) return finish(TuneEnd::Interrupted);
   }
   const gen::Params& winner = run.finalists.front().params;

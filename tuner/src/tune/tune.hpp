@@ -32,6 +32,9 @@ struct TuneSettings {
   // When the finalists' final measurement reverses the search's order of two of them by more
   // than this (beyond its confidence interval), the finalists are widened and measured again.
   double rankingTolerance = 0.02;
+  // The trade-off: the fastest kernel within each of these code sizes (bytes) is measured
+  // together with the winner (limits the winner fits are skipped; empty = none).
+  std::vector<std::size_t> sizeLimits{256, 384, 512, 768};
   std::string style = "kernel";  // wanted winner.S style; a SIMD winner is always "gas"
   const std::atomic<bool>* interrupted = nullptr;
   std::vector<Evaluation> earlier;                 // --resume: known without measuring

@@ -56,6 +56,9 @@ struct TuneRun {
   std::vector<FinalistResult> finalists;  // best first; empty when interrupted
   std::string widened;          // why the finalists were widened ("" when the ranking held)
   ContentionReport contention;  // how busy the machine was, phase by phase
+  std::vector<SizeLimitResult> sizeLimits;  // the winner first, then smaller limits' winners
+  std::size_t smallestBytes = 0;            // the smallest kernel of the space searched
+  gen::Params smallestParams;
   double waitQuietSeconds = 0;  // --wait-quiet's limit (0 = off)
   std::vector<SweepPoint> sweep;
   std::string style = "kernel";  // of winner.S: "gas" whenever the winner is not kernel-safe
