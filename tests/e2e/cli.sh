@@ -107,6 +107,12 @@ expect 2 "--wait-quiet" -- "$CSUMTUNE" tune --wait-quiet=nan
 expect 2 "--wait-quiet" -- "$CSUMTUNE" tune --wait-quiet=1e300
 expect 2 "--wait-quiet" -- "$CSUMTUNE" tune --wait-quiet=10s
 expect 2 "--wait-quiet does not apply" -- "$CSUMTUNE" tune --replay /nonexistent/results.json --wait-quiet
+expect 2 "--max-bytes" -- "$CSUMTUNE" tune --max-bytes 0
+expect 2 "--max-bytes" -- "$CSUMTUNE" tune --max-bytes -1
+expect 2 "--max-bytes" -- "$CSUMTUNE" tune --max-bytes 1e3
+expect 2 "--max-bytes" -- "$CSUMTUNE" tune --max-bytes 99999999999999999999
+expect 2 "unknown --size-preset 'huge'" -- "$CSUMTUNE" tune --size-preset huge
+expect 2 "not both" -- "$CSUMTUNE" tune --size-preset tiny --max-bytes 400
 
 # A tiny real tune: files written, JSON of the documented schema, and --resume continues.
 work=$(mktemp -d)
@@ -137,6 +143,35 @@ else
   echo "FAIL: tune --resume"; failures=$((failures + 1))
 fi
 expect 2 "tuned for 64:3,1500:1" -- "$CSUMTUNE" tune --profile mtu --out "$work/run" --resume
+expect 2 "was tuned with --max-bytes 0, this run has 296" -- "$CSUMTUNE" tune --sizes 64:3,1500:1 --size-preset tiny --out "$work/run" --resume
+# A size-limited tune: the winner fits, bigger candidates are recorded too-big, every output
+# has the sizes.
+if "$CSUMTUNE" tune --kernel-safe --sizes 40:7,1500:1 --budget 30 --frame-shapes 1 --finalists 2 \
+     --size-preset tiny --out "$work/tiny" --quiet >/dev/null 2>&1 &&
+   python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["search"]["max_bytes"] == 296 and d["search"]["too_big"] > 0, d["search"]
+assert d["winner"]["bytes"] <= 296 and all(f["bytes"] <= 296 for f in d["finalists"])
+assert all(e["bytes"] > 296 for e in d["evaluations"] if e["status"] == "too-big")
+assert all(e["bytes"] <= 296 for e in d["evaluations"] if e["status"] == "ok")
+assert d["code_size"]["max_bytes"] == 296 and d["code_size"]["pareto"]' "$work/tiny/results.json" &&
+   grep -q "size:         [0-9]* bytes of code" "$work/tiny/winner.S" &&
+   grep -q "## Code size" "$work/tiny/report.md" && [[ -s "$work/tiny/pareto.svg" ]] &&
+   "$CSUMTUNE" show "$work/tiny/results.json" | grep -q "^size         [0-9]* bytes of code"; then
+  echo "ok:   tune --size-preset tiny: the winner fits; sizes in results.json, winner.S, report.md, show"
+else
+  echo "FAIL: tune --size-preset tiny"; failures=$((failures + 1))
+fi
+for format in table seed json csv; do
+  out=$("$CSUMTUNE" bench --baseline --params carry=adc,chains=4,unroll=8 --sizes 64 --repeat 5 --format $format 2>/dev/null)
+  case $format in
+    table|seed) want="262 bytes of code" ;;
+    json) want='"code_bytes": 262' ;;
+    csv) want=",262" ;;
+  esac
+  [[ $out == *"$want"* ]] && echo "ok:   bench --format $format shows code sizes" || { echo "FAIL: bench --format $format lacks '$want'"; failures=$((failures + 1)); }
+done
 # The frame stage: short-path variants of the best loop shape, on top of the budget, with an
 # exact path for the profile's short length.
 if "$CSUMTUNE" tune --kernel-safe --sizes 40:1 --budget 4 --frame-shapes 1 --finalists 1 --out "$work/frames" --quiet >/dev/null 2>&1 &&
