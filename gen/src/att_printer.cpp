@@ -111,6 +111,8 @@ const std::map<InstId, Form>& vocabulary() {
       {x86::Inst::kIdShl, Form::Plain},
       {x86::Inst::kIdDec, Form::Plain},
       {x86::Inst::kIdNeg, Form::Plain},
+      {x86::Inst::kIdInc, Form::Plain},
+      {x86::Inst::kIdClc, Form::Plain},
       {x86::Inst::kIdJne, Form::Jump},
       // SIMD families: operands print in AT&T order, sizes come from the registers.
       {x86::Inst::kIdVpxor, Form::Plain},
@@ -209,12 +211,18 @@ class Printer {
     if (op.isLabel()) return label(op.id());
     if (op.isMem()) {
       const auto& mem = op.as<x86::Mem>();
-      if (!mem.hasBaseReg() || mem.hasIndex() || mem.hasSegment()) {
-        throw CodegenError("AT&T printer: only disp(base) memory operands are supported");
+      if (!mem.hasBaseReg() || mem.hasSegment()) {
+        throw CodegenError(
+            "AT&T printer: only disp(base) and disp(base,index,scale) memory operands are "
+            "supported");
       }
       const std::string base = registerName(x86::gpq(mem.baseId()));
-      return mem.offset() == 0 ? fmt::format("({})", base)
-                               : fmt::format("{}({})", mem.offset(), base);
+      const std::string index =
+          mem.hasIndex() ? fmt::format(",{},{}", registerName(x86::gpq(mem.indexId())),
+                                       1 << mem.shift())
+                         : "";
+      return mem.offset() == 0 ? fmt::format("({}{})", base, index)
+                               : fmt::format("{}({}{})", mem.offset(), base, index);
     }
     throw CodegenError("AT&T printer: operand kind it cannot print");
   }

@@ -141,6 +141,30 @@ void emitWordTails(EmitContext& ctx, int topBytes) {
   }
 }
 
+// words=loop: the whole words below `topBytes * 2` in one loop on the first accumulator, one
+// word per iteration. The carry runs through the loop: `inc` and `lea` leave CF alone, so
+// the chain is add/adc from the first word to the last and one adc $0 closes it. The low 3
+// bits of the byte count (the byte tail's) are left as they are.
+void emitWordLoop(EmitContext& ctx, int topBytes, const Gp& scratch) {
+  const Gp& buffer = ctx.regs.buffer;
+  const Gp& acc0 = ctx.regs.accumulators.front();
+  Label loop = ctx.b.newLabel();
+  Label done = ctx.b.newLabel();
+  ctx.b.mov(scratch.r32(), ctx.regs.remaining.r32());
+  ctx.b.and_(scratch.r32(), (2 * topBytes - 1) & ~7);  // bytes in whole words
+  ctx.b.short_().jz(done);
+  ctx.b.add(buffer, scratch);  // past the words, then index them from -count up to 0
+  ctx.b.shr(scratch.r32(), 3);
+  ctx.b.neg(scratch);
+  ctx.b.clc();
+  ctx.b.bind(loop);
+  ctx.b.adc(acc0, qword_ptr(buffer, scratch, 3));
+  ctx.b.inc(scratch);
+  ctx.b.short_().jnz(loop);
+  ctx.b.adc(acc0, 0);
+  ctx.b.bind(done);
+}
+
 // The last 0..7 bytes as a ladder: zero-extending loads of exactly 4, 2, 1 bytes.
 void emitByteLadder(EmitContext& ctx, const Gp& scratch) {
   const Gp remaining32 = ctx.regs.remaining.r32();
@@ -211,7 +235,11 @@ void emitFold64(EmitContext& ctx) {
 // `skipTo` (when valid) is bound where a caller that has no bytes left may jump in.
 void emitTailsAndFold(EmitContext& ctx, int topBytes, const Gp& scratch, const Label* skipTo,
                       bool foldSecond) {
-  emitWordTails(ctx, topBytes);
+  if (ctx.params.words == Words::Loop) {
+    emitWordLoop(ctx, topBytes, scratch);
+  } else {
+    emitWordTails(ctx, topBytes);
+  }
   if (ctx.params.tail == Tail::Ladder) {
     emitByteLadder(ctx, scratch);
     if (skipTo) ctx.b.bind(*skipTo);
@@ -335,7 +363,8 @@ void emitFunction(EmitContext& ctx) {
     ctx.b.bind(shortBuffer);
     // lean: 0 <= len < bound here, nothing zeroed yet (only the low bits of esi are read).
     // With one tail chain the second accumulator is never touched here.
-    const bool second = regs.accumulators.size() > 1 && ctx.params.tailChains == 2;
+    const bool second = regs.accumulators.size() > 1 && ctx.params.tailChains == 2 &&
+                        ctx.params.words == Words::Ladder;
     if (lean && second) {
       ctx.b.xor_(regs.accumulators[1].r32(), regs.accumulators[1].r32());
     }

@@ -13,11 +13,12 @@ namespace {
 constexpr std::array<std::string_view, kHintCount> kHintNames{"t0", "t1", "t2", "nta"};
 constexpr std::array<std::string_view, 4> kFeatureNames{"ADX", "AVX2", "AVX512F", "AVX512_VNNI"};
 constexpr std::array<std::string_view, kTailCount> kTailNames{"ladder", "overlap"};
+constexpr std::array<std::string_view, kWordsCount> kWordsNames{"ladder", "loop"};
 constexpr std::array<std::string_view, kSumEntryCount> kSumNames{"first", "last"};
 constexpr std::array<std::string_view, kEntryCount> kEntryNames{"checked", "lean"};
-constexpr std::array<std::string_view, 11> kKeys{"carry", "chains", "unroll",    "prefetch",
-                                                 "hint",  "tail",   "sum",       "entry",
-                                                 "exact", "short",  "tailchains"};
+constexpr std::array<std::string_view, 12> kKeys{"carry", "chains", "unroll",     "prefetch",
+                                                 "hint",  "tail",   "sum",        "entry",
+                                                 "exact", "short",  "tailchains", "words"};
 
 // "a, b, c": the names a message lists as the accepted values.
 template <typename Names>
@@ -70,6 +71,10 @@ Enum parseName(std::string_view key, std::string_view value, const Names& names)
 std::string_view toString(Carry carry) {
   return traitsOf(carry).name;
 }
+std::string_view toString(Words words) {
+  return kWordsNames.at(static_cast<std::size_t>(words));
+}
+
 std::string_view toString(Tail tail) {
   return kTailNames.at(static_cast<std::size_t>(tail));
 }
@@ -98,6 +103,7 @@ std::string Params::toString() const {
   if (exact != defaults.exact) text += fmt::format(",exact={}", exact);
   if (shortBelow != defaults.shortBelow) text += fmt::format(",short={}", shortBelow);
   if (tailChains != defaults.tailChains) text += fmt::format(",tailchains={}", tailChains);
+  if (words != defaults.words) text += fmt::format(",words={}", gen::toString(words));
   return text;
 }
 
@@ -157,6 +163,9 @@ Params parseParamsUnchecked(std::string_view text) {
       case 10:
         params.tailChains = parseInt(key, value);
         break;
+      case 11:
+        params.words = parseName<Words>(key, value, kWordsNames);
+        break;
     }
   }
   return params;
@@ -169,6 +178,8 @@ Params Params::canonical() const {
   // none for this block, else 0.
   // A kernel with one accumulator has one tail chain whatever is asked.
   if (!traitsOf(out.carry).isVector() && out.chains == 1) out.tailChains = Params{}.tailChains;
+  // The word loop runs on one chain: the tail chains make no difference then.
+  if (out.words == Words::Loop) out.tailChains = Params{}.tailChains;
   if (!out.hasShortPath()) {
     out.shortBelow = out.blockBytes() <= Params{}.shortBelow ? 64 : 0;
     out.entry = Entry::Checked;
@@ -259,14 +270,15 @@ std::vector<Params> frameVariants(const Params& loop, const std::vector<int>& ex
   for (int b : ParamLimits::kShortBounds)
     if (std::find(bounds.begin(), bounds.end(), b) == bounds.end()) bounds.push_back(b);
   std::vector<Params> out;
-  for (int t = 0; t < kTailCount * kSumEntryCount * kEntryCount * 2; ++t) {
+  for (int t = 0; t < kTailCount * kSumEntryCount * kEntryCount * 2 * kWordsCount; ++t) {
     for (int exact : exacts) {
       for (int bound : bounds) {
         Params p = loop;
         p.tail = static_cast<Tail>(t % kTailCount);
         p.sum = static_cast<SumEntry>(t / kTailCount % kSumEntryCount);
         p.entry = static_cast<Entry>(t / (kTailCount * kSumEntryCount) % kEntryCount);
-        p.tailChains = 2 - t / (kTailCount * kSumEntryCount * kEntryCount);
+        p.tailChains = 2 - t / (kTailCount * kSumEntryCount * kEntryCount) % 2;
+        p.words = static_cast<Words>(t / (kTailCount * kSumEntryCount * kEntryCount * 2));
         p.exact = exact;
         p.shortBelow = bound;
         p = p.canonical();

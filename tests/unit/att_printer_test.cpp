@@ -97,9 +97,22 @@ TEST_F(PrinterRefuses, AnIndirectJump) {
   expectRefusal("indirect jumps are not allowed");
 }
 
-TEST_F(PrinterRefuses, AnIndexedMemoryOperand) {
-  builder.add(asmjit::x86::rax, asmjit::x86::qword_ptr(asmjit::x86::rdi, asmjit::x86::rcx));
-  expectRefusal("only disp(base) memory operands");
+TEST_F(PrinterRefuses, ASegmentOverride) {
+  auto mem = asmjit::x86::qword_ptr(asmjit::x86::rdi);
+  mem.setSegment(asmjit::x86::fs);
+  builder.add(asmjit::x86::rax, mem);
+  expectRefusal("only disp(base) and disp(base,index,scale) memory operands");
+}
+
+TEST(Printer, PrintsAnIndexedOperandInAttOrder) {
+  asmjit::CodeHolder code;
+  code.init(asmjit::Environment(asmjit::Arch::kX64));
+  asmjit::x86::Builder builder(&code);
+  builder.adc(asmjit::x86::rax, asmjit::x86::qword_ptr(asmjit::x86::rdi, asmjit::x86::r9, 3));
+  builder.adc(asmjit::x86::rax, asmjit::x86::qword_ptr(asmjit::x86::rdi, asmjit::x86::r9, 3, 8));
+  const std::string text = gen::printAtt(builder);
+  EXPECT_NE(text.find("adc\t(%rdi,%r9,8), %rax"), std::string::npos) << text;
+  EXPECT_NE(text.find("adc\t8(%rdi,%r9,8), %rax"), std::string::npos) << text;
 }
 
 TEST_F(PrinterRefuses, DataInText) {

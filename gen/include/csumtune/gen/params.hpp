@@ -33,6 +33,13 @@ inline constexpr int kHintCount = 4;
 enum class Tail : std::uint8_t { Ladder, Overlap };
 inline constexpr int kTailCount = 2;
 
+// How the whole 8-byte words below the main loop's block are summed: unrolled add/adc blocks
+// tested bit by bit from half the block down (`ladder`: fast, and its code grows with the
+// block), or one loop of one word per iteration on one add/adc chain (`loop`: a few bytes of
+// code whatever the block, for kernels that must be small).
+enum class Words : std::uint8_t { Ladder, Loop };
+inline constexpr int kWordsCount = 2;
+
 // Where the initial sum enters the short and exact paths: into the first addition (`first`,
 // as Linux does), or into the folded 32-bit result (`last`: the buffer's chain does not wait
 // for the sum, so a checksum that continues another one depends on it for two additions
@@ -106,6 +113,7 @@ struct Params {
   int tailChains = 2;
   int shortBelow = 64;  // key `short`: buffers under it take the short path when the block
                         // is larger (0 = no short path)
+  Words words = Words::Ladder;
 
   // Bytes consumed by one iteration of the main loop.
   int blockBytes() const { return unroll * traitsOf(carry).unitBytes; }
@@ -146,6 +154,7 @@ std::string validationError(const Params& params);
 void validate(const Params& params);
 
 std::string_view toString(Tail tail);
+std::string_view toString(Words words);
 std::string_view toString(SumEntry sum);
 std::string_view toString(Entry entry);
 
