@@ -79,10 +79,11 @@ LoadedKernel loadRun(const results::RunHeader& header, const std::string& path,
 
 // A run best() may use, and how much it prefers it: the default tune's profile first, then
 // the others in the catalogue's order; hot before cold; user-space before kernel-safe (a
-// process is not bound by the kernel's rules); a run on a quiet machine before one on a busy
-// machine (its winner may be another's in a quiet period); then by path.
+// process is not bound by the kernel's rules); without a code-size limit before with one; a
+// run on a quiet machine before one on a busy machine (its winner may be another's in a quiet
+// period); then by path.
 struct Candidate {
-  std::tuple<std::size_t, bool, bool, bool, std::string> rank;
+  std::tuple<std::size_t, bool, bool, bool, bool, std::string> rank;
   std::string path;
   results::RunHeader header;  // read once: loading does not read the file again
 };
@@ -135,7 +136,8 @@ LoadedKernel best() {
         try {
           const auto header = results::readHeader(results::readDocument(file, kLoad), file, kLoad);
           candidates.push_back({{results::profilePreference(header.profile), header.cache != "hot",
-                                 header.kernelSafe, header.disturbed, file.string()},
+                                 header.kernelSafe, header.maxBytes != 0, header.disturbed,
+                                 file.string()},
                                 file.string(),
                                 header});
         } catch (const Error& e) {

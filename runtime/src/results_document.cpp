@@ -112,6 +112,7 @@ RunHeader readHeader(const json& document, const std::string& path, std::string_
       // An empty string would parse as the default kernel and be passed off as the winner.
       if (h.winnerParams->empty()) fail(path, purpose, "has a winner with empty params");
     }
+    h.maxBytes = document.at("search").value("max_bytes", std::size_t{0});
     if (const auto it = document.find("contention"); it != document.end()) {
       h.disturbed = it->at("disturbed").get<bool>();
       h.contentionSummary = it->at("summary").get<std::string>();

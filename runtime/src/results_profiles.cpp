@@ -38,10 +38,12 @@ std::string profileSpec(const std::vector<ProfileEntry>& entries) {
   return out;
 }
 
-std::string runFolderName(std::string_view profile, bool cold, bool kernelSafe) {
+std::string runFolderName(std::string_view profile, bool cold, bool kernelSafe,
+                          std::size_t maxBytes) {
   // The kernel profile is kernel-safe by nature: "kernel", not "kernel-kernel".
   const bool mark = kernelSafe && profile != "kernel";
-  return fmt::format("{}{}{}", profile, cold ? "-cold" : "", mark ? "-kernel" : "");
+  return fmt::format("{}{}{}{}", profile, cold ? "-cold" : "", mark ? "-kernel" : "",
+                     maxBytes ? fmt::format("-max{}", maxBytes) : "");
 }
 
 }  // namespace csumtune::results

@@ -222,7 +222,7 @@ int runTune(const TuneOptions& o) {
       o.out.empty()
           ? fmt::format("results/{}/{}", run.cpuKey,
                         results::runFolderName(profile.name, run.cache == tuner::CacheState::Cold,
-                                               o.kernelSafe))
+                                               o.kernelSafe, run.measure.maxBytes))
           : o.out;
 
   tuner::TuneSettings settings;

@@ -29,7 +29,9 @@ std::size_t profilePreference(std::string_view name);
 // "LEN:WEIGHT,...", the profile's identity in messages and --resume checks.
 std::string profileSpec(const std::vector<ProfileEntry>& entries);
 
-// The run folder `tune` writes into under results/<cpu-key>/: imix, imix-cold, seed-kernel, ...
-std::string runFolderName(std::string_view profile, bool cold, bool kernelSafe);
+// The run folder `tune` writes into under results/<cpu-key>/: imix, imix-cold, seed-kernel,
+// kernel-max296 (with --max-bytes), ...
+std::string runFolderName(std::string_view profile, bool cold, bool kernelSafe,
+                          std::size_t maxBytes = 0);
 
 }  // namespace csumtune::results
