@@ -44,7 +44,7 @@ std::string ContentionReport::summary(const ContentionSettings& settings) const 
       text += fmt::format("; the probe ran up to {:.0f} % slower", 100 * (probeSlowdown() - 1));
     text += ": the winner may differ in a quiet period";
   } else {
-    text = fmt::format("the machine was quiet ({:.0f} % of the search's measurements disturbed",
+    text = fmt::format("the machine was quiet ({:.0f} % of the search's measuring time disturbed",
                        100 * searchShare);
     text += fmt::format(", probe within {:.0f} %)", 100 * (probeSlowdown() - 1));
   }
@@ -89,21 +89,27 @@ void ContentionMonitor::addWindow(const Shares& s) {
   p.seconds = total;
 }
 
-bool ContentionMonitor::close(const Window& window, bool referenceSlow) {
+ClosedWindow ContentionMonitor::close(const Window& window, bool referenceSlow) {
   const Shares s = sharesSince(window.start, source_.read());
   addWindow(s);
   PhaseContention& p = current();
   ++p.measurements;
   const bool disturbed = referenceSlow || busy(s);
   p.disturbed += disturbed;
-  return disturbed;
+  p.keptSeconds += s.wall;
+  if (disturbed) p.disturbedSeconds += s.wall;
+  return {disturbed, s.wall};
 }
 
-void ContentionMonitor::measuredAgain(bool wasDisturbed) {
+void ContentionMonitor::measuredAgain(const ClosedWindow& dropped) {
   PhaseContention& p = current();
   if (p.measurements == 0) return;
   --p.measurements;
-  if (wasDisturbed && p.disturbed > 0) --p.disturbed;
+  p.keptSeconds = std::max(0.0, p.keptSeconds - dropped.wall);
+  if (dropped.disturbed && p.disturbed > 0) {
+    --p.disturbed;
+    p.disturbedSeconds = std::max(0.0, p.disturbedSeconds - dropped.wall);
+  }
   ++p.measuredAgain;
 }
 

@@ -60,8 +60,8 @@ struct ProbeRecord {
   double slowdown = 1;  // against the run's quietest probe (filled in by the monitor)
 };
 
-// A phase of a run (search, guard, finalists, sweep): its kept measurements and how many of
-// them were disturbed, the scheduler shares over its windows, and what waiting for quiet cost.
+// A phase of a run (search, guard, finalists, sweep): its kept measurements, how many of them
+// were disturbed and for how long, the scheduler shares over its windows, and what waiting for quiet cost.
 struct PhaseContention {
   std::string name;
   std::size_t measurements = 0;
@@ -71,9 +71,11 @@ struct PhaseContention {
   std::size_t measuredAgain = 0;    // measurements dropped and taken again (noise guard, quiet)
   std::size_t roundsDiscarded = 0;  // --wait-quiet: rounds measured while busy, measured again
   double waitedSeconds = 0;         // --wait-quiet: time spent waiting for quiet
-  double disturbedShare() const {
-    return measurements ? static_cast<double>(disturbed) / static_cast<double>(measurements) : 0;
-  }
+  double keptSeconds = 0;       // wall time of the kept measurements
+  double disturbedSeconds = 0;  // of which disturbed
+  // The share of the phase's measuring time that was disturbed: one short measurement that
+  // met a daemon's millisecond weighs what it lasted, not a whole measurement's share.
+  double disturbedShare() const { return keptSeconds > 0 ? disturbedSeconds / keptSeconds : 0; }
 };
 
 struct ContentionReport {
@@ -86,7 +88,7 @@ struct ContentionReport {
   double probeSlowdown() const;  // the largest probe slowdown
   const PhaseContention* phase(const std::string& name) const;
   // Busy enough that the winner may differ in a quiet period: a phase with at least
-  // `disturbedShare` of its measurements disturbed, or a probe beyond the tolerance.
+  // `disturbedShare` of its measuring time disturbed, or a probe beyond the tolerance.
   bool disturbed(const ContentionSettings& settings = {}) const;
   // One sentence for the CLI, report.md and show.
   std::string summary(const ContentionSettings& settings = {}) const;
@@ -95,6 +97,12 @@ struct ContentionReport {
 // A scheduler window open around one measurement.
 struct Window {
   SchedReading start;
+};
+
+// A measurement's window once closed: whether it was disturbed, and how long it lasted.
+struct ClosedWindow {
+  bool disturbed = false;
+  double wall = 0;
 };
 
 class ContentionMonitor {
@@ -109,10 +117,10 @@ class ContentionMonitor {
   Window open() { return {source_.read()}; }
   // Closes a measurement's window: true when it was disturbed (the reference measured slow,
   // or the scheduler kept us waiting or the hypervisor stole beyond the share limit).
-  bool close(const Window& window, bool referenceSlow);
-  // The last closed measurement was dropped and will be taken again: only the kept ones
-  // count towards the phase's disturbed share.
-  void measuredAgain(bool wasDisturbed);
+  ClosedWindow close(const Window& window, bool referenceSlow);
+  // A closed measurement of the current phase was dropped (and taken again): only the kept
+  // ones count towards the phase's disturbed share.
+  void measuredAgain(const ClosedWindow& dropped);
   // For rounds of a long measurement under --wait-quiet: true when the round was quiet (kept);
   // a busy round is counted as discarded, the monitor waits for quiet and the caller measures
   // it again. Once the wait limit is spent every round is kept.

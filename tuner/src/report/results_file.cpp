@@ -93,6 +93,8 @@ json contentionJson(const ContentionReport& c) {
                       {"measurements", p.measurements},
                       {"disturbed", p.disturbed},
                       {"disturbed_share", p.disturbedShare()},
+                      {"kept_seconds", p.keptSeconds},
+                      {"disturbed_seconds", p.disturbedSeconds},
                       {"seconds", p.seconds},
                       {"run_queue_wait_share", p.waitShare},
                       {"steal_share", p.stealShare},

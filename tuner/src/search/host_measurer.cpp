@@ -48,8 +48,8 @@ Window HostMeasurer::openWindow() {
   return monitor_ ? monitor_->open() : Window{};
 }
 
-bool HostMeasurer::closeWindow(const Window& window, bool referenceSlow) {
-  return monitor_ ? monitor_->close(window, referenceSlow) : referenceSlow;
+ClosedWindow HostMeasurer::closeWindow(const Window& window, bool referenceSlow) {
+  return monitor_ ? monitor_->close(window, referenceSlow) : ClosedWindow{referenceSlow, 0};
 }
 
 RoundGate* HostMeasurer::quietRounds() {
@@ -125,13 +125,20 @@ std::vector<FinalistResult> HostMeasurer::remeasureFinalists(
   // While the baseline measures clearly slower than it usually did during the search, the
   // core is shared with something else: measure again and keep the quietest attempt.
   std::vector<FinalistResult> kept;
+  ClosedWindow keptWindow;
   for (int attempt = 0; attempt <= guard_.maxRetries(); ++attempt) {
     const Window window = openWindow();
     auto results = tuner::remeasureFinalists(finalists, reference_, profile_, timer_, workload_,
                                              final_, stopOnInterrupt(), quietRounds());
-    closeWindow(window, guard_.disturbed(results.front().baselinePerByte));
-    if (kept.empty() || results.front().baselinePerByte < kept.front().baselinePerByte) {
+    const ClosedWindow closed =
+        closeWindow(window, guard_.disturbed(results.front().baselinePerByte));
+    // Only the attempt kept counts towards the contention figure.
+    const bool better =
+        kept.empty() || results.front().baselinePerByte < kept.front().baselinePerByte;
+    if (monitor_ && !kept.empty()) monitor_->measuredAgain(better ? keptWindow : closed);
+    if (better) {
       kept = std::move(results);
+      keptWindow = closed;
     }
     if (!guard_.disturbed(kept.front().baselinePerByte)) break;
     guard_.countRetry();

@@ -45,7 +45,7 @@ class HostMeasurer : public TuneMeasurer {
   double timeOnce(KernelFn candidate, Evaluation& e);
   // Records one measurement's window (true when disturbed); nothing without a monitor.
   Window openWindow();
-  bool closeWindow(const Window& window, bool referenceSlow);
+  ClosedWindow closeWindow(const Window& window, bool referenceSlow);
   // The gate a long measurement keeps only quiet rounds through (nullptr unless waiting).
   RoundGate* quietRounds();
   const Profile& profile_;

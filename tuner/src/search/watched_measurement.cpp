@@ -14,7 +14,9 @@ int measureWatched(NoiseGuard& guard, ContentionMonitor* monitor,
     const Window window = monitor ? monitor->open() : Window{};
     const double reference = attempt();
     const bool slow = guard.disturbed(reference);
-    const bool disturbed = monitor ? monitor->close(window, slow) : slow;
+    const ClosedWindow closed =
+        monitor ? monitor->close(window, slow) : ClosedWindow{slow, 0};
+    const bool disturbed = closed.disturbed;
     bool again = guard.shouldRepeat(reference, n);
     // --wait-quiet: what was measured while busy is measured again once it is quiet.
     // (waitUntilQuiet returns false at once when the run is interrupted.)
@@ -25,7 +27,7 @@ int measureWatched(NoiseGuard& guard, ContentionMonitor* monitor,
     }
     if (afterAttempt) afterAttempt();
     if (!again) return n + 1;
-    if (monitor) monitor->measuredAgain(disturbed);
+    if (monitor) monitor->measuredAgain(closed);
   }
 }
 
