@@ -218,9 +218,9 @@ class Printer {
       }
       const std::string base = registerName(x86::gpq(mem.baseId()));
       const std::string index =
-          mem.hasIndex() ? fmt::format(",{},{}", registerName(x86::gpq(mem.indexId())),
-                                       1 << mem.shift())
-                         : "";
+          mem.hasIndex()
+              ? fmt::format(",{},{}", registerName(x86::gpq(mem.indexId())), 1 << mem.shift())
+              : "";
       return mem.offset() == 0 ? fmt::format("({}{})", base, index)
                                : fmt::format("{}({}{})", mem.offset(), base, index);
     }

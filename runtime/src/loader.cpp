@@ -135,11 +135,11 @@ LoadedKernel best() {
         if (!std::filesystem::is_regular_file(file, statusError)) continue;
         try {
           const auto header = results::readHeader(results::readDocument(file, kLoad), file, kLoad);
-          candidates.push_back({{results::profilePreference(header.profile), header.cache != "hot",
-                                 header.kernelSafe, header.maxBytes != 0, header.disturbed,
-                                 file.string()},
-                                file.string(),
-                                header});
+          candidates.push_back(
+              {{results::profilePreference(header.profile), header.cache != "hot",
+                header.kernelSafe, header.maxBytes != 0, header.disturbed, file.string()},
+               file.string(),
+               header});
         } catch (const Error& e) {
           problems.push_back(e.what());
         }

@@ -28,11 +28,13 @@ Evaluation point(const char* params, std::size_t bytes, double score) {
 }
 
 TEST(CodeSize, TheParetoFrontKeepsWhatNothingSmallerBeats) {
-  std::vector<Evaluation> all{
-      point("carry=adc,chains=1,unroll=1", 120, 1.5),  point("carry=adc,chains=2,unroll=2", 150, 1.6),
-      point("carry=adc,chains=2,unroll=4", 200, 1.2),  point("carry=adc,chains=4,unroll=8", 260, 1.2),
-      point("carry=adc,chains=4,unroll=16", 500, 0.7), point("carry=adc,chains=4,unroll=12", 500, 0.8),
-      point("carry=adc,chains=6,unroll=30", 740, 0.66)};
+  std::vector<Evaluation> all{point("carry=adc,chains=1,unroll=1", 120, 1.5),
+                              point("carry=adc,chains=2,unroll=2", 150, 1.6),
+                              point("carry=adc,chains=2,unroll=4", 200, 1.2),
+                              point("carry=adc,chains=4,unroll=8", 260, 1.2),
+                              point("carry=adc,chains=4,unroll=16", 500, 0.7),
+                              point("carry=adc,chains=4,unroll=12", 500, 0.8),
+                              point("carry=adc,chains=6,unroll=30", 740, 0.66)};
   Evaluation wrong = point("carry=adc,chains=3,unroll=3", 100, 0.1);
   wrong.status = EvalStatus::Wrong;
   all.push_back(wrong);
@@ -157,7 +159,8 @@ TEST(CodeSize, TheWinnerUnderEachLimitIsMeasuredWithTheWinner) {
     EXPECT_LE(l.relative, 1.0);
     // The fastest evaluation within the limit.
     for (const Evaluation& e : run.evaluations) {
-      if (e.status == EvalStatus::Ok && e.bytes <= l.limit) EXPECT_GE(e.score, l.speedup.median > 0 ? 1 / l.speedup.median - 1e-12 : 0);
+      if (e.status == EvalStatus::Ok && e.bytes <= l.limit)
+        EXPECT_GE(e.score, l.speedup.median > 0 ? 1 / l.speedup.median - 1e-12 : 0);
     }
   }
   EXPECT_GT(run.smallestBytes, 0u);

@@ -57,14 +57,13 @@ KernelSet prepareKernels(const BenchOptions& options) {
   if (params.empty()) params.push_back(gen::Params{});
   if (baselines) {
     for (const tuner::Baseline& b : tuner::builtinBaselines()) {
-      set.timed.push_back({b.name, "", b.kind, b.fn, tuner::functionSize(
-                                                         reinterpret_cast<const void*>(b.fn))});
+      set.timed.push_back(
+          {b.name, "", b.kind, b.fn, tuner::functionSize(reinterpret_cast<const void*>(b.fn))});
       if (!b.acceptsNegativeLength) set.nonNegativeOnly.insert(b.name);
     }
     set.jit.push_back(Jit::compile(tuner::linuxLikeParams()));
-    set.timed.push_back(
-        {tuner::kLinuxLikeName, set.jit.back().canonical(), "baseline-ours", set.jit.back().fn(),
-         set.jit.back().size()});
+    set.timed.push_back({tuner::kLinuxLikeName, set.jit.back().canonical(), "baseline-ours",
+                         set.jit.back().fn(), set.jit.back().size()});
   }
   for (const std::string& path : options.baselineSources) {
     set.sources.push_back(std::make_unique<tuner::SourceBaseline>(path));

@@ -75,7 +75,8 @@ void showResults(const json& j, const std::string& path) {
   }
   const std::string unit = text(j.at("timer"), "unit");
   fmt::print("winner       {}\n", *header.winnerParams);
-  if (const auto b = j.at("winner").find("bytes"); b != j.at("winner").end() && b->is_number_unsigned())
+  if (const auto b = j.at("winner").find("bytes");
+      b != j.at("winner").end() && b->is_number_unsigned())
     fmt::print("size         {} bytes of code\n", b->get<std::uint64_t>());
   fmt::print("verdict      {}\n", text(j.at("winner"), "verdict"));
   fmt::print("\nfinalists ({}/byte on the profile, speedup vs {} [95% CI])\n", unit,

@@ -137,8 +137,8 @@ void writeOutputs(const tuner::TuneRun& run, const std::string& dir, bool quiet)
                                   tuner::toString(run.cache), winner.scorePerByte, run.timerUnit,
                                   tuner::verdict(winner, run.reference));
     files.emplace_back("winner.S", tuner::renderSource(request));
-    if (auto svg = tuner::paretoSvg(run.evaluations, tuner::paretoFront(run.evaluations),
-                                    run.reference);
+    if (auto svg =
+            tuner::paretoSvg(run.evaluations, tuner::paretoFront(run.evaluations), run.reference);
         !svg.empty())
       files.emplace_back("pareto.svg", std::move(svg));
     std::string why;
@@ -149,9 +149,9 @@ void writeOutputs(const tuner::TuneRun& run, const std::string& dir, bool quiet)
     if (!why.empty() && !quiet) std::cerr << "csumtune: note: " << why << "\n";
   }
   files.emplace_back("report.md", tuner::renderTuneReport(run, plotNames));
-  tuner::writeFilesTogether(dir, files,
-                            {"results.json", "winner.S", "report.md", "sweep.svg", "space.svg",
-                             "pareto.svg"});
+  tuner::writeFilesTogether(
+      dir, files,
+      {"results.json", "winner.S", "report.md", "sweep.svg", "space.svg", "pareto.svg"});
 }
 
 // Searches a recorded table instead of the CPU and says how close the search came to the

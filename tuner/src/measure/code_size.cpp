@@ -35,7 +35,8 @@ std::size_t sizeFromSymtab(const char* path, std::uintptr_t offset, std::uintptr
       continue;
     const auto* symbols = reinterpret_cast<const ElfW(Sym)*>(file.data() + s.sh_offset);
     for (std::size_t k = 0; k < s.sh_size / sizeof(ElfW(Sym)); ++k) {
-      if (ELF64_ST_TYPE(symbols[k].st_info) == STT_FUNC && (symbols[k].st_value == offset || symbols[k].st_value == address))
+      if (ELF64_ST_TYPE(symbols[k].st_info) == STT_FUNC &&
+          (symbols[k].st_value == offset || symbols[k].st_value == address))
         return symbols[k].st_size;
     }
   }
@@ -52,8 +53,8 @@ std::size_t functionSize(const void* function) {
   if (symbol && info.dli_saddr == function && symbol->st_size > 0) return symbol->st_size;
   if (!info.dli_fname || !info.dli_fbase) return 0;
   // The main program's dli_fname may be argv[0]-relative: read it through /proc.
-  const std::uintptr_t offset = reinterpret_cast<std::uintptr_t>(function) -
-                                reinterpret_cast<std::uintptr_t>(info.dli_fbase);
+  const std::uintptr_t offset =
+      reinterpret_cast<std::uintptr_t>(function) - reinterpret_cast<std::uintptr_t>(info.dli_fbase);
   const auto address = reinterpret_cast<std::uintptr_t>(function);
   std::size_t size = sizeFromSymtab(info.dli_fname, offset, address);
   if (size == 0) size = sizeFromSymtab("/proc/self/exe", offset, address);

@@ -61,7 +61,8 @@ struct ProbeRecord {
 };
 
 // A phase of a run (search, guard, finalists, sweep): its kept measurements, how many of them
-// were disturbed and for how long, the scheduler shares over its windows, and what waiting for quiet cost.
+// were disturbed and for how long, the scheduler shares over its windows, and what waiting for
+// quiet cost.
 struct PhaseContention {
   std::string name;
   std::size_t measurements = 0;
@@ -71,8 +72,8 @@ struct PhaseContention {
   std::size_t measuredAgain = 0;    // measurements dropped and taken again (noise guard, quiet)
   std::size_t roundsDiscarded = 0;  // --wait-quiet: rounds measured while busy, measured again
   double waitedSeconds = 0;         // --wait-quiet: time spent waiting for quiet
-  double keptSeconds = 0;       // wall time of the kept measurements
-  double disturbedSeconds = 0;  // of which disturbed
+  double keptSeconds = 0;           // wall time of the kept measurements
+  double disturbedSeconds = 0;      // of which disturbed
   // The share of the phase's measuring time that was disturbed: one short measurement that
   // met a daemon's millisecond weighs what it lasted, not a whole measurement's share.
   double disturbedShare() const { return keptSeconds > 0 ? disturbedSeconds / keptSeconds : 0; }

@@ -180,12 +180,12 @@ std::string formatJson(const BenchReport& r) {
                        {"bytes_per_core_cycle", bytesPerCycle(s, f.perByte.median)},
                        {"per_call", summaryJson(f.perCall)}});
     }
-    kernels.push_back({{"name", k.kernel.name},
-                       {"params", k.kernel.params},
-                       {"kind", k.kernel.kind},
-                       {"code_bytes", k.kernel.bytes ? nlohmann::json(k.kernel.bytes)
-                                                     : nlohmann::json()},
-                       {"results", sizes}});
+    kernels.push_back(
+        {{"name", k.kernel.name},
+         {"params", k.kernel.params},
+         {"kind", k.kernel.kind},
+         {"code_bytes", k.kernel.bytes ? nlohmann::json(k.kernel.bytes) : nlohmann::json()},
+         {"results", sizes}});
   }
   j["kernels"] = kernels;
   nlohmann::json comparisons = nlohmann::json::array();

@@ -41,7 +41,9 @@ std::string paretoSvg(const std::vector<Evaluation>& evaluations,
   yMax = std::min(yMax, 3 * yMin);
   const double xPad = std::max(10.0, 0.05 * (xMax - xMin)), yPad = 0.05 * (yMax - yMin + 0.01);
   xMin -= xPad, xMax += xPad, yMin = std::max(0.0, yMin - yPad), yMax += yPad;
-  auto px = [&](double x) { return kLeft + (x - xMin) / (xMax - xMin) * (kWidth - kLeft - kRight); };
+  auto px = [&](double x) {
+    return kLeft + (x - xMin) / (xMax - xMin) * (kWidth - kLeft - kRight);
+  };
   auto py = [&](double y) {
     return kHeight - kBottom - (y - yMin) / (yMax - yMin) * (kHeight - kTop - kBottom);
   };

@@ -47,9 +47,12 @@ json finalistJson(const FinalistResult& f) {
                      {"baseline_per_byte", s.baselinePerByte},
                      {"speedup", ratioJson(s.speedup)}});
   }
-  return {{"params", f.params.toString()},    {"search_score", f.searchScore},
-          {"score_per_byte", f.scorePerByte}, {"baseline_per_byte", f.baselinePerByte},
-          {"speedup", ratioJson(f.speedup)},  {"bytes", f.bytes},
+  return {{"params", f.params.toString()},
+          {"search_score", f.searchScore},
+          {"score_per_byte", f.scorePerByte},
+          {"baseline_per_byte", f.baselinePerByte},
+          {"speedup", ratioJson(f.speedup)},
+          {"bytes", f.bytes},
           {"sizes", sizes}};
 }
 
@@ -162,8 +165,8 @@ json toJson(const TuneRun& run) {
   std::size_t ok = 0, wrong = 0, refused = 0, tooBig = 0;
   for (const Evaluation& e : run.evaluations) {
     evaluations.push_back(evaluationJson(e));
-    (e.status == EvalStatus::Ok      ? ok
-     : e.status == EvalStatus::Wrong ? wrong
+    (e.status == EvalStatus::Ok       ? ok
+     : e.status == EvalStatus::Wrong  ? wrong
      : e.status == EvalStatus::TooBig ? tooBig
                                       : refused)++;
   }

@@ -84,7 +84,8 @@ std::string contentionSection(const ContentionReport& c) {
       "the hypervisor stole more than 5 % of it. The probe (a dependent add chain and the "
       "reference on one hot buffer) is timed between phases; its slowdown is against the "
       "quickest probe of the run.\n\n"
-      "| phase | measurements kept | disturbed (share of the time) | measured again | rounds measured again | "
+      "| phase | measurements kept | disturbed (share of the time) | measured again | rounds "
+      "measured again | "
       "run-queue wait | steal | waited |\n|---|---:|---:|---:|---:|---:|---:|---:|\n";
   for (const PhaseContention& p : c.phases) {
     md +=

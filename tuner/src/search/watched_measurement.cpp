@@ -14,8 +14,7 @@ int measureWatched(NoiseGuard& guard, ContentionMonitor* monitor,
     const Window window = monitor ? monitor->open() : Window{};
     const double reference = attempt();
     const bool slow = guard.disturbed(reference);
-    const ClosedWindow closed =
-        monitor ? monitor->close(window, slow) : ClosedWindow{slow, 0};
+    const ClosedWindow closed = monitor ? monitor->close(window, slow) : ClosedWindow{slow, 0};
     const bool disturbed = closed.disturbed;
     bool again = guard.shouldRepeat(reference, n);
     // --wait-quiet: what was measured while busy is measured again once it is quiet.

@@ -42,7 +42,7 @@ struct RunHeader {
   // The machine was busy during the run: its winner may differ in a quiet period (files
   // written before the contention record have none: taken as undisturbed).
   bool disturbed = false;
-  std::size_t maxBytes = 0;  // --max-bytes the run was tuned under (0: none)
+  std::size_t maxBytes = 0;       // --max-bytes the run was tuned under (0: none)
   std::string contentionSummary;  // one sentence; "" when not recorded
 };
 
