@@ -11,33 +11,37 @@
 namespace csumtune::tuner {
 namespace {
 
+// Reads `count` objects of T at `at` in the file; empty when the file is shorter.
+template <typename T>
+std::vector<T> readAt(std::ifstream& in, std::uint64_t at, std::size_t count) {
+  std::vector<T> out(count);
+  in.seekg(static_cast<std::streamoff>(at));
+  if (!in.read(reinterpret_cast<char*>(out.data()),
+               static_cast<std::streamsize>(count * sizeof(T))))
+    out.clear();
+  return out;
+}
+
 // Looks `offset` (from the object's load address) up among the FUNC symbols of the ELF file
-// at `path` (its full .symtab: the compiled-in baselines are not exported dynamically).
+// at `path` (its full .symtab: the compiled-in baselines are not exported dynamically). Only
+// the headers and the symbol tables are read, not the whole (debug-info heavy) file.
 // (A position-independent executable's symbols hold offsets, a fixed one's addresses.)
 std::size_t sizeFromSymtab(const char* path, std::uintptr_t offset, std::uintptr_t address) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return 0;
-  in.seekg(0, std::ios::end);
-  const auto length = static_cast<std::size_t>(in.tellg());
-  if (length < sizeof(ElfW(Ehdr)) || length > (std::size_t{1} << 31)) return 0;
-  std::vector<char> file(length);
-  in.seekg(0);
-  if (!in.read(file.data(), static_cast<std::streamsize>(length))) return 0;
-  const auto* ehdr = reinterpret_cast<const ElfW(Ehdr)*>(file.data());
-  if (ehdr->e_shoff == 0 || ehdr->e_shentsize != sizeof(ElfW(Shdr)) ||
-      ehdr->e_shoff + std::size_t{ehdr->e_shnum} * sizeof(ElfW(Shdr)) > length)
+  const auto header = readAt<ElfW(Ehdr)>(in, 0, 1);
+  if (header.empty() || header[0].e_shoff == 0 || header[0].e_shentsize != sizeof(ElfW(Shdr)) ||
+      header[0].e_shnum > 4096)
     return 0;
-  const auto* sections = reinterpret_cast<const ElfW(Shdr)*>(file.data() + ehdr->e_shoff);
-  for (unsigned i = 0; i < ehdr->e_shnum; ++i) {
-    const ElfW(Shdr)& s = sections[i];
+  for (const ElfW(Shdr) & s : readAt<ElfW(Shdr)>(in, header[0].e_shoff, header[0].e_shnum)) {
     if (s.sh_type != SHT_SYMTAB || s.sh_entsize != sizeof(ElfW(Sym)) ||
-        s.sh_offset + s.sh_size > length)
+        s.sh_size > (std::uint64_t{1} << 30))
       continue;
-    const auto* symbols = reinterpret_cast<const ElfW(Sym)*>(file.data() + s.sh_offset);
-    for (std::size_t k = 0; k < s.sh_size / sizeof(ElfW(Sym)); ++k) {
-      if (ELF64_ST_TYPE(symbols[k].st_info) == STT_FUNC &&
-          (symbols[k].st_value == offset || symbols[k].st_value == address))
-        return symbols[k].st_size;
+    for (const ElfW(Sym) & symbol :
+         readAt<ElfW(Sym)>(in, s.sh_offset, s.sh_size / sizeof(ElfW(Sym)))) {
+      if (ELF64_ST_TYPE(symbol.st_info) == STT_FUNC &&
+          (symbol.st_value == offset || symbol.st_value == address))
+        return symbol.st_size;
     }
   }
   return 0;
