@@ -324,7 +324,13 @@ TEST_F(ResultsRoundTrip, BestPrefersARunOnAQuietMachineAndSaysWhenARunWasBusy) {
     TuneRun run = runFor(true, 1000000);
     tune(run, replay, {});
     // What a contention monitor records (tune() on a replayed table has none).
-    run.contention.phases = {{"search", 100, busy ? 40u : 0u}};
+    PhaseContention search;
+    search.name = "search";
+    search.measurements = 100;
+    search.disturbed = busy ? 40 : 0;
+    search.keptSeconds = 10;
+    search.disturbedSeconds = busy ? 4 : 0;
+    run.contention.phases = {search};
     run.contention.probes = {{"before search", {1000, 3000}, 0, 0, 1}};
     return run;
   };
