@@ -157,10 +157,12 @@ TEST(CodeSize, TheWinnerUnderEachLimitIsMeasuredWithTheWinner) {
     EXPECT_LT(l.limit, run.finalists.front().bytes);  // only limits the winner does not fit
     EXPECT_GT(l.relative, 0);
     EXPECT_LE(l.relative, 1.0);
-    // The fastest evaluation within the limit.
+    // The fastest evaluation within the limit (a replayed speedup is 1 / its score).
+    ASSERT_GT(l.speedup.median, 0);
     for (const Evaluation& e : run.evaluations) {
-      if (e.status == EvalStatus::Ok && e.bytes <= l.limit)
-        EXPECT_GE(e.score, l.speedup.median > 0 ? 1 / l.speedup.median - 1e-12 : 0);
+      if (e.status == EvalStatus::Ok && e.bytes <= l.limit) {
+        EXPECT_GE(e.score, 1 / l.speedup.median - 1e-12) << e.params.toString();
+      }
     }
   }
   EXPECT_GT(run.smallestBytes, 0u);
