@@ -8,7 +8,6 @@
 #   tests/e2e/baseline-source.sh CSUMTUNE
 set -uo pipefail
 CSUMTUNE=${1:?usage: baseline-source.sh CSUMTUNE}
-CACHE=${CSUMTUNE_KERNEL_CACHE:-/var/cache/csumtune-kernel}/linux-source-6.1
 source "$(dirname "$0")/packages.sh"
 ensure_packages baseline-source linux-source-6.1 xz-utils
 failures=0
@@ -18,12 +17,8 @@ check() {  # check DESCRIPTION COMMAND...
   if "$@"; then echo "ok:   $what"; else echo "FAIL: $what"; failures=$((failures + 1)); fi
 }
 
-file=$CACHE/linux-source-6.1/arch/x86/lib/csum-partial_64.c
-if [[ ! -f $file || ! -f $CACHE/linux-source-6.1/Makefile ]]; then
-  mkdir -p "$CACHE"
-  tar -xJf /usr/src/linux-source-6.1.tar.xz -C "$CACHE" linux-source-6.1/Makefile \
-    linux-source-6.1/arch/x86/lib/csum-partial_64.c || { echo "cannot extract the tree's file"; exit 1; }
-fi
+tree=$(linux_source_tree) || exit 1
+file=$tree/arch/x86/lib/csum-partial_64.c
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 

@@ -25,3 +25,17 @@ ensure_packages() {
       { echo "$prefix: apt-get install ${missing[*]} failed"; exit 1; }
   fi
 }
+
+# The parts of Debian's linux-source-6.1 tree the kernel-tree tests read (its Makefile and
+# arch/x86/lib/csum-partial_64.c), extracted once into a cache outside the checkout; prints
+# the tree's top directory. Needs the linux-source-6.1 and xz-utils packages.
+linux_source_tree() {
+  local cache=${CSUMTUNE_KERNEL_CACHE:-/var/cache/csumtune-kernel}/linux-source-6.1
+  local top=$cache/linux-source-6.1
+  if [[ ! -f $top/arch/x86/lib/csum-partial_64.c || ! -f $top/Makefile ]]; then
+    mkdir -p "$cache"
+    tar -xJf /usr/src/linux-source-6.1.tar.xz -C "$cache" linux-source-6.1/Makefile \
+      linux-source-6.1/arch/x86/lib/csum-partial_64.c || { echo "cannot extract the tree's file" >&2; return 1; }
+  fi
+  echo "$top"
+}

@@ -40,6 +40,19 @@ std::string header(const SourceRequest& request, const gen::RegisterPlan& regs, 
   return text;
 }
 
+// EXPORT_SYMBOL in assembly comes from <linux/export.h> since v6.5, <asm/export.h> before.
+std::string exportInclude(const std::optional<std::pair<int, int>>& version) {
+  if (!version) {
+    return "#include <linux/version.h>\n"
+           "#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 5, 0)\n"
+           "#include <linux/export.h>\t/* EXPORT_SYMBOL in assembly, v6.5 and later */\n"
+           "#else\n"
+           "#include <asm/export.h>\t\t/* EXPORT_SYMBOL in assembly, before v6.5 */\n"
+           "#endif";
+  }
+  return *version >= std::pair{6, 5} ? "#include <linux/export.h>" : "#include <asm/export.h>";
+}
+
 }  // namespace
 
 std::string replaceAll(std::string text, std::string_view key, std::string_view value) {
@@ -84,6 +97,7 @@ std::string renderSource(const SourceRequest& request) {
   std::string extra;
   if (kernel && request.symbol == "csum_partial") extra = templates::ip_compute_csum();
   text = replaceAll(text, "@HEADER@", header(request, program.registers(), bytes));
+  text = replaceAll(text, "@EXPORT_INCLUDE@", exportInclude(request.kernelVersion));
   text = replaceAll(text, "@BODY@", body);
   text = replaceAll(text, "@EXTRA@", extra);
   // Exported only as the drop-in csum_partial (whose prototype asm/asm-prototypes.h has, so

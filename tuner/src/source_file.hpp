@@ -17,6 +17,9 @@ struct SourceRequest {
   std::string symbol = "csum_partial";
   std::optional<std::string> tunedOn;  // CPU, when the params came from a tuning run
   std::optional<std::string> figures;  // the measurements that chose them
+  // The kernel tree the file goes into (major, minor): its one EXPORT_SYMBOL include instead
+  // of the version test that serves any tree.
+  std::optional<std::pair<int, int>> kernelVersion;
 };
 
 // Throws gen::ParamsError for a bad symbol name or a family the style cannot take.

@@ -19,6 +19,7 @@ void addAllCommands(CLI::App& app, int& exitCode) {
   addEmitCommand(app);
   addBenchCommand(app);
   addKmodCommand(app);
+  addPatchCommand(app, exitCode);
   addShowCommand(app);
   addTuneCommand(app, exitCode);
   app.set_version_flag("--version", std::string(gen::kGeneratorVersion));

@@ -25,6 +25,7 @@ void addVerifyCommand(CLI::App& app);
 void addEmitCommand(CLI::App& app);
 void addBenchCommand(CLI::App& app);
 void addKmodCommand(CLI::App& app);
+void addPatchCommand(CLI::App& app, int& exitCode);
 void addShowCommand(CLI::App& app);
 // Sets exitCode (130 when interrupted and saved).
 void addTuneCommand(CLI::App& app, int& exitCode);

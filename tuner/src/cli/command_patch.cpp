@@ -1,0 +1,254 @@
+// csumtune patch --tree DIR (--params P | --results FILE) [-o FILE] [--no-figures]: the change a
+// kernel developer would send — the tree's csum-partial_64.c replaced by the tuned .S — as a
+// unified diff with a kernel-style commit message and figures measured against the tree's
+// own file.
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "cli_support.hpp"
+#include "commands.hpp"
+#include "csumtune/cpu.hpp"
+#include "csumtune/gen/kernel_program.hpp"
+#include "csumtune/gen/version.hpp"
+#include "csumtune/jit.hpp"
+#include "csumtune/results/document.hpp"
+#include "measure/clock_rates.hpp"
+#include "measure/code_size.hpp"
+#include "measure/harness.hpp"
+#include "measure/kernel_source.hpp"
+#include "measure/placement.hpp"
+#include "measure/stats.hpp"
+#include "patch/kernel_patch.hpp"
+#include "report/results_file.hpp"
+#include "source_file.hpp"
+
+namespace csumtune::cli {
+namespace {
+
+struct PatchOptions {
+  std::string tree;
+  std::string params;
+  std::string results;
+  std::string out = "-";
+  bool noFigures = false;
+  int cpu = -1;
+};
+
+// Where the params came from, for the commit message.
+struct Provenance {
+  gen::Params params;
+  std::string tuned;  // "tuned with csumtune tune ... on <cpu>" or "given as --params"
+  std::string regenerate;
+};
+
+Provenance provenanceOf(const PatchOptions& o) {
+  if (o.params.empty() == o.results.empty())
+    throw UsageError("patch needs --params P or --results FILE");
+  if (!o.params.empty()) {
+    const gen::Params p = parseParamsOption(o.params);
+    return {p, "Its parameters were given explicitly (csumtune patch --params).",
+            fmt::format("csumtune patch --tree . --params {}", p.toString())};
+  }
+  const gen::Params p = tuner::readWinnerParams(o.results);
+  const auto header = results::readHeader(results::readDocument(o.results, "read the winner"),
+                                          o.results, "read the winner");
+  return {p,
+          fmt::format("It is the winner of a csumtune tuning run on {} (key {}) for the {} "
+                      "profile ({}), {} cache{}.",
+                      header.cpuBrand, header.cpuKey, header.profile,
+                      results::profileSpec(header.sizes), header.cache,
+                      header.disturbed ? " (" + header.contentionSummary + ")" : ""),
+          fmt::format("csumtune patch --tree . --results {}", o.results)};
+}
+
+// A paragraph wrapped at 72 columns, as commit messages are.
+std::string wrap(const std::string& text) {
+  std::string out, line;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    const std::size_t end = std::min(text.find(' ', at), text.size());
+    const std::string word = text.substr(at, end - at);
+    if (!line.empty() && line.size() + 1 + word.size() > 72) {
+      out += line + "\n";
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + word;
+    at = end + 1;
+  }
+  return out + line;
+}
+
+std::string utcRfc2822() {
+  const std::time_t now = std::time(nullptr);
+  char text[64];
+  std::strftime(text, sizeof text, "%a, %d %b %Y %H:%M:%S +0000", std::gmtime(&now));
+  return text;
+}
+
+// The tree's git identity ("Name <email>"), or "" when DIR is not a git checkout or has none.
+std::string gitAuthor(const tuner::KernelTree& tree) {
+  if (!tree.git) return "";
+  auto config = [&](const char* key) {
+    const std::string command = fmt::format("git -C '{}' config {} 2>/dev/null", tree.root, key);
+    std::string value;
+    if (FILE* pipe = popen(command.c_str(), "r")) {
+      char buffer[256];
+      while (std::fgets(buffer, sizeof buffer, pipe)) value += buffer;
+      pclose(pipe);
+    }
+    while (!value.empty() && (value.back() == '\n' || value.back() == '\r')) value.pop_back();
+    return value;
+  };
+  const std::string name = config("user.name"), email = config("user.email");
+  return name.empty() || email.empty() ? "" : fmt::format("{} <{}>", name, email);
+}
+
+// The 2013 thread's table: the tree's own file (before) and the tuned kernel (after), hot
+// and cold, core cycles per byte, measured interleaved on this CPU.
+std::string measureFigures(const PatchOptions& o, const tuner::SourceBaseline& source,
+                           KernelFn tuned) {
+  const int cpu = o.cpu >= 0 ? o.cpu : tuner::defaultBenchCpu();
+  if (auto error = tuner::pinToCpu(cpu)) throw UsageError(*error);
+  auto timer = tuner::makeTimer();
+  const tuner::ClockRates clock = tuner::measureClockRates(*timer);
+  const bool cycles = timer->unit() == "cycles";
+  const double perUnit = cycles ? 1.0 : clock.cyclesPerUnit;
+  tuner::MeasureConfig config;
+  config.sizes = {40, 1500, 9000, 65536};
+  config.repeat = 101;
+  std::string table = fmt::format("  {:>6} | {:>10} | {:>8} | {:>8} | {}\n", "length", "Set Sz",
+                                  "before", "after", "speedup [95% CI]");
+  for (auto cache : {tuner::CacheState::Hot, tuner::CacheState::Cold}) {
+    tuner::WorkloadConfig wc;
+    wc.cache = cache;
+    tuner::Workload workload(wc, 65536);
+    const auto samples = tuner::measureInterleaved(
+        {{"before", "", "baseline-source", source.fn()}, {"after", "", "jit", tuned}}, config,
+        *timer, workload);
+    for (std::size_t i = 0; i < config.sizes.size(); ++i) {
+      const int size = config.sizes[i];
+      const double before = tuner::summarize(samples[0].sizes[i].perCall).median / size;
+      const double after = tuner::summarize(samples[1].sizes[i].perCall).median / size;
+      const auto speedup =
+          tuner::pairedRatio(samples[0].sizes[i].perCall, samples[1].sizes[i].perCall);
+      table += fmt::format(
+          "  {:>6} | {:>10} | {:>8.3f} | {:>8.3f} | {:.2f}x [{:.2f}, {:.2f}]\n", size,
+          cache == tuner::CacheState::Hot ? fmt::format("{}B hot", size)
+                                          : fmt::format("{}M", workload.setSize() >> 20),
+          before * perUnit, after * perUnit, speedup.median, speedup.low, speedup.high);
+    }
+  }
+  return wrap(fmt::format(
+             "Measured in user space on {} (CPU {} pinned), the tree's own {} built for user "
+             "space (gcc -O2) against the new code, calls chained through the sum, median of "
+             "{} interleaved samples, {} per byte{}:",
+             hostCpu().brand, cpu, tuner::kCsumC, config.repeat, cycles ? "cycles" : "core cycles",
+             cycles ? ""
+                    : fmt::format(" (TSC ticks x {:.3f} core cycles per tick, measured)",
+                                  clock.cyclesPerUnit))) +
+         "\n\n" + table;
+}
+
+int runPatch(const PatchOptions& o) {
+  tuner::KernelTree tree;
+  try {
+    tree = tuner::readKernelTree(o.tree);
+  } catch (const tuner::TreeError& e) {
+    throw UsageError(e.what());
+  }
+  const Provenance from = provenanceOf(o);
+  if (!gen::traitsOf(from.params.carry).kernelSafe()) {
+    throw UsageError(fmt::format(
+        "carry={} uses vector registers, which the kernel's csum_partial may not touch (tune "
+        "with --kernel-safe)",
+        gen::toString(from.params.carry)));
+  }
+  checkOutput(o.out);
+  tuner::SourceRequest request;
+  request.params = from.params;
+  request.style = tuner::SourceStyle::Kernel;
+  request.kernelVersion = tree.version;
+  request.tunedOn = from.tuned;
+  // No blank line at the end of a file a patch adds (git and checkpatch flag it).
+  std::string sFile = tuner::renderSource(request);
+  while (sFile.size() > 1 && sFile.back() == '\n' && sFile[sFile.size() - 2] == '\n')
+    sFile.pop_back();
+  const std::size_t after = gen::KernelProgram(from.params).bytes().size();
+
+  // The tree's own file built for user space: its size, and (unless --no-figures) the
+  // figures. A tree whose file our stand-in headers cannot build still gets its patch.
+  std::string figures, before;
+  const std::string cPath = o.tree + "/" + tuner::kCsumC;
+  try {
+    tuner::SourceBaseline source(cPath);
+    before =
+        fmt::format("{} bytes", tuner::functionSize(reinterpret_cast<const void*>(source.fn())));
+    if (!o.noFigures) {
+      verifySourceBaseline(source, 1, true);
+      const Kernel tuned = Jit::compile(from.params);
+      figures = measureFigures(o, source, tuned.fn());
+    }
+  } catch (const tuner::SourceBaselineError& e) {
+    before = "unknown";
+    std::cerr << "csumtune: note: no figures or size for " << cPath << ": " << e.what() << "\n";
+  }
+  tuner::PatchText patch;
+  patch.subject =
+      fmt::format("x86/csum: Replace csum_partial() with a loop tuned for {}", hostCpu().brand);
+  patch.body = fmt::format(
+      "csum_partial() is the sum the network stack takes of every packet it\n"
+      "checks or builds without checksum offload. This replaces the C version in\n"
+      "{} with assembly generated by csumtune {}:\n\n"
+      "  {}\n\n"
+      "{}\n\n"
+      "The new file provides what the old one did: csum_partial() (exported)\n"
+      "and ip_compute_csum(). It reads no byte outside the buffer (the C\n"
+      "version's load_unaligned_zeropad() may read up to 7 bytes past it), uses\n"
+      "general-purpose registers only, leaves only through RET, has no indirect\n"
+      "jumps, and exports through <{}> as {} wants.\n\n"
+      "{}"
+      "Code size of csum_partial(): {} before (the tree's file built for user\n"
+      "space, gcc -O2), {} bytes after.\n\n"
+      "Regenerate: {}\n",
+      tuner::kCsumC, gen::kGeneratorVersion, from.params.toString(), wrap(from.tuned),
+      tree.version >= std::pair{6, 5} ? "linux/export.h" : "asm/export.h", tree.versionText(),
+      figures.empty() ? "" : figures + "\n", before, after, from.regenerate);
+  patch.author = gitAuthor(tree);
+  patch.date = utcRfc2822();
+  patch.generator = fmt::format("csumtune {}", gen::kGeneratorVersion);
+  patch.files = {{tuner::kCsumC, {tree.cFile, ""}}, {tuner::kCsumS, {"", sFile}}};
+  const std::string text = tuner::renderPatch(patch);
+  if (tree.git && patch.author.empty()) {
+    std::cerr << "csumtune: note: " << o.tree
+              << " has no git user.name/user.email: a plain patch, not git format-patch\n";
+  }
+  writeOutput(o.out, text);
+  return 0;
+}
+
+}  // namespace
+
+void addPatchCommand(CLI::App& app, int& exitCode) {
+  auto o = std::make_shared<PatchOptions>();
+  auto* cmd = app.add_subcommand(
+      "patch",
+      "Write the kernel patch that replaces a tree's arch/x86/lib/csum-partial_64.c with the "
+      "tuned .S (git format-patch shape for a git checkout; no Signed-off-by: add yours)");
+  cmd->add_option("--tree", o->tree, "The kernel tree (its top directory)")->required();
+  cmd->add_option("--params", o->params, "Kernel parameters (kernel-safe)");
+  cmd->add_option("--results", o->results, "A results.json whose winner to use");
+  cmd->add_option("-o,--output", o->out, "Output file (- = stdout)")->capture_default_str();
+  cmd->add_flag("--no-figures", o->noFigures,
+                "Do not build and time the tree's own file for the commit message");
+  cmd->add_option("--cpu", o->cpu, "CPU to pin the measurement to (default: the last one)")
+      ->check(CLI::Range(0, 4095));
+  cmd->callback([o, &exitCode] {
+    if (!dryRun()) exitCode = runPatch(*o);
+  });
+}
+
+}  // namespace csumtune::cli

@@ -1,0 +1,165 @@
+#include "patch/kernel_patch.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include <fmt/format.h>
+
+namespace csumtune::tuner {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string readText(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::vector<std::string> linesOf(const std::string& text) {
+  std::vector<std::string> lines;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    const std::size_t end = text.find('\n', at);
+    lines.push_back(text.substr(at, end == std::string::npos ? std::string::npos : end - at));
+    if (end == std::string::npos) break;
+    at = end + 1;
+  }
+  return lines;
+}
+
+// Counts of a file change for the diffstat.
+struct Change {
+  std::string path;
+  std::size_t added = 0, removed = 0;
+  bool created = false, deleted = false;
+};
+
+Change changeOf(const std::string& path, const std::string& before, const std::string& after) {
+  return {path, linesOf(after).size(), linesOf(before).size(), before.empty(), after.empty()};
+}
+
+std::string diffstat(const std::vector<Change>& changes) {
+  std::size_t width = 0, added = 0, removed = 0, widest = 0;
+  for (const Change& c : changes) {
+    width = std::max(width, c.path.size());
+    added += c.added;
+    removed += c.removed;
+    widest = std::max(widest, c.added + c.removed);
+  }
+  std::string out;
+  const std::size_t bar = 60;
+  for (const Change& c : changes) {
+    const std::size_t total = c.added + c.removed;
+    std::size_t plus = c.added, minus = c.removed;
+    if (widest > bar) {
+      plus = (c.added * bar + widest - 1) / widest;
+      minus = (c.removed * bar + widest - 1) / widest;
+    }
+    out += fmt::format(" {:<{}} | {:>4} {}{}\n", c.path, width, total, std::string(plus, '+'),
+                       std::string(minus, '-'));
+  }
+  out += fmt::format(" {} files changed, {} insertions(+), {} deletions(-)\n", changes.size(),
+                     added, removed);
+  for (const Change& c : changes) {
+    if (c.created) out += fmt::format(" create mode 100644 {}\n", c.path);
+    if (c.deleted) out += fmt::format(" delete mode 100644 {}\n", c.path);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string KernelTree::versionText() const {
+  return fmt::format("v{}.{}{}", version.first, version.second,
+                     sublevel.empty() || sublevel == "0" ? "" : "." + sublevel);
+}
+
+KernelTree readKernelTree(const std::string& root) {
+  std::error_code ec;
+  if (!fs::is_directory(root, ec)) throw TreeError(root + " is not a directory");
+  const fs::path top(root);
+  if (!fs::is_regular_file(top / "Makefile", ec))
+    throw TreeError(root + " is not a kernel tree (no Makefile)");
+  if (!fs::is_directory(top / "arch/x86/lib", ec))
+    throw TreeError(root + " is not an x86 kernel tree (no arch/x86/lib)");
+  KernelTree tree;
+  tree.root = root;
+  tree.git = fs::exists(top / ".git", ec);
+  // VERSION = 6 / PATCHLEVEL = 1 / SUBLEVEL = 76 at the top of the Makefile.
+  const std::string makefile = readText(top / "Makefile").substr(0, 4096);
+  auto field = [&](const char* name) -> std::optional<std::string> {
+    std::smatch m;
+    const std::regex re(std::string("(^|\\n)") + name + "\\s*=\\s*([0-9]*)");
+    if (std::regex_search(makefile, m, re)) return m[2].str();
+    return std::nullopt;
+  };
+  const auto version = field("VERSION"), patchlevel = field("PATCHLEVEL");
+  if (!version || !patchlevel || version->empty() || patchlevel->empty() || version->size() > 3 ||
+      patchlevel->size() > 3)
+    throw TreeError(root + "/Makefile has no VERSION and PATCHLEVEL: not a kernel tree");
+  tree.version = {std::stoi(*version), std::stoi(*patchlevel)};
+  tree.sublevel = field("SUBLEVEL").value_or("");
+  if (tree.version < std::pair{5, 10})
+    throw TreeError(
+        fmt::format("{} is {}: csumtune patches v5.10 and later", root, tree.versionText()));
+  const bool haveC = fs::is_regular_file(top / kCsumC, ec);
+  const bool haveS = fs::exists(top / kCsumS, ec);
+  if (haveS)
+    throw TreeError(
+        fmt::format("{} already has {}: its csum_partial was replaced already", root, kCsumS));
+  if (!haveC) throw TreeError(fmt::format("{} has no {}", root, kCsumC));
+  tree.cFile = readText(top / kCsumC);
+  if (tree.cFile.find("csum_partial") == std::string::npos)
+    throw TreeError(fmt::format("{}/{} does not define csum_partial", root, kCsumC));
+  return tree;
+}
+
+std::string fileDiff(const std::string& path, const std::string& before, const std::string& after) {
+  const auto oldLines = linesOf(before), newLines = linesOf(after);
+  std::string out = fmt::format("diff --git a/{0} b/{0}\n", path);
+  if (before.empty()) out += "new file mode 100644\n";
+  if (after.empty()) out += "deleted file mode 100644\n";
+  out += before.empty() ? "--- /dev/null\n" : fmt::format("--- a/{}\n", path);
+  out += after.empty() ? "+++ /dev/null\n" : fmt::format("+++ b/{}\n", path);
+  // A whole-file change: one hunk.
+  out += fmt::format("@@ -{},{} +{},{} @@\n", oldLines.empty() ? 0 : 1, oldLines.size(),
+                     newLines.empty() ? 0 : 1, newLines.size());
+  auto emit = [&](const std::vector<std::string>& lines, const std::string& text, char sign) {
+    for (const std::string& line : lines) out += sign + line + "\n";
+    if (!text.empty() && text.back() != '\n') out += "\\ No newline at end of file\n";
+  };
+  emit(oldLines, before, '-');
+  emit(newLines, after, '+');
+  return out;
+}
+
+std::string renderPatch(const PatchText& patch) {
+  std::vector<Change> changes;
+  std::string diffs;
+  for (const auto& [path, texts] : patch.files) {
+    changes.push_back(changeOf(path, texts.first, texts.second));
+    diffs += fileDiff(path, texts.first, texts.second);
+  }
+  std::sort(changes.begin(), changes.end(),
+            [](const Change& a, const Change& b) { return a.path < b.path; });
+  std::string out;
+  if (!patch.author.empty()) {
+    out += "From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001\n";
+    out += fmt::format("From: {}\nDate: {}\nSubject: [PATCH] {}\n\n", patch.author, patch.date,
+                       patch.subject);
+  } else {
+    out += patch.subject + "\n\n";
+  }
+  out += patch.body;
+  if (!out.empty() && out.back() != '\n') out += "\n";
+  out += "---\n" + diffstat(changes) + "\n" + diffs;
+  if (!patch.author.empty()) out += "-- \n" + patch.generator + "\n";
+  return out;
+}
+
+}  // namespace csumtune::tuner

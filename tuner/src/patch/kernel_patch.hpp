@@ -1,0 +1,52 @@
+// `csumtune patch`: the change a kernel developer would send — a tree's
+// arch/x86/lib/csum-partial_64.c replaced by the emitted .S — as a unified diff with a
+// kernel-style commit message (git format-patch shape for a git checkout).
+#pragma once
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace csumtune::tuner {
+
+// A tree this cannot patch (not x86, no csum-partial_64.c, already replaced).
+struct TreeError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct KernelTree {
+  std::string root;
+  std::pair<int, int> version;  // Makefile VERSION, PATCHLEVEL
+  std::string sublevel;         // SUBLEVEL as written ("" when absent)
+  bool git = false;             // a git checkout (ROOT/.git exists)
+  std::string cFile;            // the tree's csum-partial_64.c, read
+  std::string versionText() const;
+};
+
+inline constexpr const char* kCsumC = "arch/x86/lib/csum-partial_64.c";
+inline constexpr const char* kCsumS = "arch/x86/lib/csum-partial_64.S";
+
+// Reads what the patch needs from `root`. Throws TreeError.
+KernelTree readKernelTree(const std::string& root);
+
+// One file's change as a unified diff hunk set, git style (`diff --git`, new/deleted file).
+// `before` or `after` empty: the file is created or deleted.
+std::string fileDiff(const std::string& path, const std::string& before, const std::string& after);
+
+struct PatchText {
+  std::string subject;  // "x86/csum: ..."
+  std::string body;     // the commit message after the subject
+  std::string author;   // "Name <email>" for the format-patch From: ("" = plain style)
+  std::string date;     // RFC 2822, for format-patch
+  std::vector<std::pair<std::string, std::pair<std::string, std::string>>>
+      files;              // path, before, after
+  std::string generator;  // "csumtune 0.1.0", the signature line
+};
+
+// The patch: format-patch shape when `author` is set, else the message, "---", a diffstat
+// and the diffs (what `patch -p1` and `git apply` take).
+std::string renderPatch(const PatchText& patch);
+
+}  // namespace csumtune::tuner
