@@ -314,6 +314,7 @@ rm -rf "$locked"
 
 # The strategy registry: --list-algorithms names every strategy, the default first.
 algorithms=$("$CSUMTUNE" tune --list-algorithms)
+expect 0 "" -- "$CSUMTUNE" tune --list-algorithms
 if [[ $(head -1 <<<"$algorithms") == crs2 && $algorithms == *exhaustive* ]]; then
   echo "ok:   tune --list-algorithms"
 else

@@ -53,6 +53,9 @@ TEST_F(KernelTreeFixture, RefusesWhatItCannotPatch) {
   write(kCsumS, "/* replaced */\n");
   expectRefused("already has arch/x86/lib/csum-partial_64.S");
   fs::remove(root_ / kCsumS);
+  fs::create_symlink(root_ / "nowhere.S", root_ / kCsumS);  // dangling: still in the way
+  expectRefused("already has arch/x86/lib/csum-partial_64.S");
+  fs::remove(root_ / kCsumS);
   fs::remove(root_ / kCsumC);
   expectRefused("has no arch/x86/lib/csum-partial_64.c");
   write(kCsumC, "int unrelated;\n");

@@ -93,7 +93,11 @@ std::string utcRfc2822() {
 std::string gitAuthor(const tuner::KernelTree& tree) {
   if (!tree.git) return "";
   auto config = [&](const char* key) {
-    const std::string command = fmt::format("git -C '{}' config {} 2>/dev/null", tree.root, key);
+    // The path goes to the shell single-quoted, its own quotes escaped: a tree named
+    // "x'; rm -rf ~" stays a path.
+    std::string quoted;
+    for (char c : tree.root) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    const std::string command = fmt::format("git -C '{}' config {} 2>/dev/null", quoted, key);
     std::string value;
     if (FILE* pipe = popen(command.c_str(), "r")) {
       char buffer[256];

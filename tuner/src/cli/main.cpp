@@ -53,6 +53,8 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
+  } catch (const CLI::Success&) {
+    return 0;  // an option that did its job and ends the program (tune --list-algorithms)
   } catch (const CLI::ParseError& e) {
     std::cerr << "csumtune: " << e.what() << "\n(see csumtune --help)\n";
     return 2;

@@ -4,7 +4,6 @@
 #include <filesystem>
 #include <fstream>
 #include <regex>
-#include <sstream>
 
 #include <fmt/format.h>
 
@@ -13,11 +12,14 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string readText(const fs::path& path) {
+// At most `limit` bytes of a file (a tree's Makefile head, a source file): a huge or endless
+// file is not read whole.
+std::string readText(const fs::path& path, std::size_t limit) {
   std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+  std::string text(limit, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(limit));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  return text;
 }
 
 std::vector<std::string> linesOf(const std::string& text) {
@@ -91,7 +93,7 @@ KernelTree readKernelTree(const std::string& root) {
   tree.root = root;
   tree.git = fs::exists(top / ".git", ec);
   // VERSION = 6 / PATCHLEVEL = 1 / SUBLEVEL = 76 at the top of the Makefile.
-  const std::string makefile = readText(top / "Makefile").substr(0, 4096);
+  const std::string makefile = readText(top / "Makefile", 4096);
   auto field = [&](const char* name) -> std::optional<std::string> {
     std::smatch m;
     const std::regex re(std::string("(^|\\n)") + name + "\\s*=\\s*([0-9]*)");
@@ -108,12 +110,16 @@ KernelTree readKernelTree(const std::string& root) {
     throw TreeError(
         fmt::format("{} is {}: csumtune patches v5.10 and later", root, tree.versionText()));
   const bool haveC = fs::is_regular_file(top / kCsumC, ec);
-  const bool haveS = fs::exists(top / kCsumS, ec);
+  // (A dangling symlink in the .S's place counts as there: the patch could not create it.)
+  const bool haveS = fs::exists(fs::symlink_status(top / kCsumS, ec));
   if (haveS)
     throw TreeError(
         fmt::format("{} already has {}: its csum_partial was replaced already", root, kCsumS));
   if (!haveC) throw TreeError(fmt::format("{} has no {}", root, kCsumC));
-  tree.cFile = readText(top / kCsumC);
+  constexpr std::size_t kMaxSource = std::size_t{1} << 20;
+  tree.cFile = readText(top / kCsumC, kMaxSource + 1);
+  if (tree.cFile.size() > kMaxSource)
+    throw TreeError(fmt::format("{}/{} is over 1 MiB: not the kernel's file", root, kCsumC));
   if (tree.cFile.find("csum_partial") == std::string::npos)
     throw TreeError(fmt::format("{}/{} does not define csum_partial", root, kCsumC));
   return tree;

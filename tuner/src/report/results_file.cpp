@@ -321,15 +321,9 @@ std::vector<Evaluation> readEvaluationsForResume(const std::string& path, const 
     results::fail(path, purpose, "searched a different space (--kernel-safe differs)");
   }
   // Kernels recorded as too big under one limit are not under another.
-  std::size_t maxBytes = 0;
-  try {
-    maxBytes = j.at("search").value("max_bytes", std::size_t{0});
-  } catch (const json::exception&) {
-    results::fail(path, purpose, "is malformed: \"search.max_bytes\" is not a byte count");
-  }
-  if (maxBytes != current.measure.maxBytes) {
+  if (header.maxBytes != current.measure.maxBytes) {
     results::fail(path, purpose,
-                  fmt::format("was tuned with --max-bytes {}, this run has {}", maxBytes,
+                  fmt::format("was tuned with --max-bytes {}, this run has {}", header.maxBytes,
                               current.measure.maxBytes));
   }
   return evaluationsFromJson(j, path, purpose);

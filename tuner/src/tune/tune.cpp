@@ -101,6 +101,16 @@ std::string searchFrames(const TuneRun& run, Evaluator& evaluator, std::size_t s
                      variants.size(), loops.size(), measured, how);
 }
 
+// The guard's verdict on `candidates`, each marked eligible when it is not slower than the
+// reference at any guard length beyond the tolerance.
+std::vector<GuardResult> guardedResults(TuneMeasurer& measurer,
+                                        const std::vector<gen::Params>& candidates,
+                                        const TuneSettings& settings) {
+  auto results = measurer.guard(candidates, settings.guardLengths);
+  for (GuardResult& g : results) g.eligible = g.worstRatio <= 1 + settings.guardTolerance;
+  return results;
+}
+
 // The finalists, taken first from the best candidates that are not slower than the
 // reference at any guard length (beyond the tolerance), then from the others.
 std::vector<Evaluation> guardedFinalists(TuneRun& run, TuneMeasurer& measurer,
@@ -110,8 +120,7 @@ std::vector<Evaluation> guardedFinalists(TuneRun& run, TuneMeasurer& measurer,
   for (const Evaluation& e : best) params.push_back(e.params);
   run.guardLengths = settings.guardLengths;
   run.guardTolerance = settings.guardTolerance;
-  run.guard = measurer.guard(params, settings.guardLengths);
-  for (GuardResult& g : run.guard) g.eligible = g.worstRatio <= 1 + settings.guardTolerance;
+  run.guard = guardedResults(measurer, params, settings);
   std::vector<Evaluation> eligible, others;
   for (std::size_t i = 0; i < best.size(); ++i)
     (run.guard[i].eligible ? eligible : others).push_back(best[i]);
@@ -290,10 +299,8 @@ void tuneInterruptibly(TuneRun& run, TuneMeasurer& measurer, const TuneSettings&
         unguarded.push_back(e.params);
     }
     if (!unguarded.empty()) {
-      for (GuardResult& g : measurer.guard(unguarded, settings.guardLengths)) {
-        g.eligible = g.worstRatio <= 1 + settings.guardTolerance;
+      for (GuardResult& g : guardedResults(measurer, unguarded, settings))
         run.guard.push_back(std::move(g));
-      }
     }
     run.finalists = measureFinalists(run, measurer, wider);
     run.widened = fmt::format(
