@@ -1,0 +1,242 @@
+#!/usr/bin/env bash
+# The .S as the kernel's own csum_partial, end to end: `csumtune patch` on Debian's
+# linux-source-6.1 tree for the committed kernel-safe winner and one shape of every GPR carry
+# family; each patched tree is built (tinyconfig + kernel-tree/kernel.config: ORC, retpolines,
+# return thunks, SLS — objtool checks every RET; any `objtool:` line or `WARNING:` fails) and
+# booted under qemu TCG with a virtio-net NIC whose checksum offload is off, so the guest sums
+# and validates in software; the host moves TCP both ways (SHA-256 at both ends), UDP of every
+# payload length 1..1472, and the guest pings (IPv4 and IPv6) through qemu's user-mode stack,
+# which drops packets whose checksum is wrong; the module harness runs inside each kernel.
+# A deliberately broken .S (one carry dropped) must make the traffic fail.
+#
+#   tests/e2e/kernel-tree.sh CSUMTUNE SOURCE_DIR [WORK_DIR]
+#
+# The unpacked tree and its build are cached in $CSUMTUNE_KERNEL_CACHE/tree-6.1 (default
+# /var/cache/csumtune-kernel): the first build takes minutes, later ones rebuild what a patch
+# touches. Exit 1 on any failure, 77 (skipped) when packages are missing and cannot be
+# installed (not root; 1 then in CI). Times printed are emulated by TCG: never speeds.
+set -uo pipefail
+CSUMTUNE=${1:?usage: kernel-tree.sh CSUMTUNE SOURCE_DIR [WORK_DIR]}
+SOURCE=${2:?usage: kernel-tree.sh CSUMTUNE SOURCE_DIR [WORK_DIR]}
+WORK=${3:-$(mktemp -d)}
+HERE=$(cd "$(dirname "$0")" && pwd)
+CACHE=${CSUMTUNE_KERNEL_CACHE:-/var/cache/csumtune-kernel}/tree-6.1
+BYTES=${CSUMTUNE_TRAFFIC_BYTES:-$((32 << 20))}
+TIMEOUT=${CSUMTUNE_QEMU_TIMEOUT:-900}
+log() { echo "kernel-tree: $*"; }
+source "$HERE/packages.sh"
+ensure_packages kernel-tree linux-source-6.1 xz-utils make gcc libc6-dev bc bison flex \
+  libelf-dev libssl-dev patch qemu-system-x86 busybox-static cpio python3
+mkdir -p "$WORK" "$CACHE"
+exec 9>"$CACHE/lock"
+flock 9 || { log "cannot lock $CACHE"; exit 1; }
+
+# --- The tree, unpacked once (again when the package changes), and a pristine copy of the
+# files a patch touches, so every shape starts from the tree as shipped.
+tarball=/usr/src/linux-source-6.1.tar.xz
+src=$CACHE/linux-source-6.1
+build=$CACHE/build
+pristine=$CACHE/pristine
+stamp="$(stat -c '%s-%Y' "$tarball")"
+if [[ $(cat "$CACHE/unpacked" 2>/dev/null) != "$stamp" ]]; then
+  log "unpacking $tarball into $CACHE"
+  rm -rf "$src" "$build" "$pristine" "$CACHE/unpacked"
+  tar -xJf "$tarball" -C "$CACHE" || { log "cannot unpack $tarball"; exit 1; }
+  mkdir -p "$pristine"
+  cp "$src/arch/x86/lib/csum-partial_64.c" "$src/arch/x86/lib/Makefile" "$pristine/"
+  echo "$stamp" >"$CACHE/unpacked"
+fi
+restore_tree() {
+  rm -f "$src"/arch/x86/lib/csum-partial_64.S "$src"/arch/x86/lib/*.orig "$src"/arch/x86/lib/*.rej
+  cp "$pristine/csum-partial_64.c" "$pristine/Makefile" "$src/arch/x86/lib/"
+}
+trap restore_tree EXIT
+restore_tree
+
+# --- The configuration: tinyconfig plus our fragment, made again when the fragment changes.
+mkdir -p "$build"
+if ! cmp -s "$HERE/kernel-tree/kernel.config" "$build/csumtune.config"; then
+  log "configuring $build (tinyconfig + kernel-tree/kernel.config)"
+  rm -f "$build/.config"
+  { make -C "$src" O="$build" tinyconfig &&
+    "$src/scripts/kconfig/merge_config.sh" -m -O "$build" "$build/.config" "$HERE/kernel-tree/kernel.config" &&
+    make -C "$src" O="$build" olddefconfig; } >"$WORK/config.log" 2>&1 || { log "FAIL: configuring (see $WORK/config.log)"; exit 1; }
+  cp "$HERE/kernel-tree/kernel.config" "$build/csumtune.config"
+fi
+for option in $(sed -n 's/^\(CONFIG_[A-Z0-9_]*\)=y$/\1/p' "$HERE/kernel-tree/kernel.config"); do
+  grep -q "^$option=y" "$build/.config" || { log "FAIL: $option is not set in the configured kernel"; exit 1; }
+done
+
+# --- The guest's programs: busybox and our static agent.
+gcc -static -O2 -Wall -Wextra -Werror -o "$WORK/agent" "$HERE/kernel-tree/agent.c" ||
+  { log "FAIL: cannot build the guest agent"; exit 1; }
+
+# --- The shapes: the committed kernel-safe winner for this CPU and one of every GPR family,
+# using the frame's options too; and the broken one, made from the adc shape.
+key=$("$CSUMTUNE" cpu --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["key"])')
+winner=$SOURCE/results/$key/kernel/results.json
+[[ -f $winner ]] || winner=$(ls "$SOURCE"/results/*/kernel/results.json | head -1)
+specs=("--results $winner"
+       "--params carry=adc,chains=4,unroll=16,prefetch=256,hint=nta"
+       "--params carry=adcx,chains=2,unroll=8,words=loop"
+       "--params carry=add32,chains=3,unroll=9,tail=overlap"
+       "--params carry=cmov,chains=2,unroll=8,exact=40,short=0"
+       "broken --params carry=adc,chains=4,unroll=16,prefetch=256,hint=nta")
+# The harness module carries a shape of another family than any kernel above.
+module_params="carry=adcx,chains=4,unroll=12,tail=overlap,exact=40"
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+free_udp_port() { python3 -c 'import socket; s=socket.socket(type=socket.SOCK_DGRAM); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+failures=0
+fail() { log "FAIL $*"; failures=$((failures + 1)); }
+
+# build_shape N SPEC: patches the pristine tree, builds bzImage and the harness module into
+# $WORK/shapeN/. Returns 1 (after saying why) when anything is wrong.
+build_shape() {
+  local n=$1 spec=$2 dir=$WORK/shape$1 broken=0
+  [[ $spec == broken* ]] && { broken=1; spec=${spec#broken }; }
+  rm -rf "$dir" && mkdir -p "$dir"
+  restore_tree
+  # shellcheck disable=SC2086
+  "$CSUMTUNE" patch --tree "$src" $spec --no-figures -o "$dir/csum.patch" 2>"$dir/patch.err" ||
+    { fail "csumtune patch $spec: $(head -c 300 "$dir/patch.err")"; return 1; }
+  (cd "$src" && patch -p1 -s <"$dir/csum.patch") || { fail "the patch for $spec does not apply"; return 1; }
+  local asm=$src/arch/x86/lib/csum-partial_64.S
+  [[ -f $asm && ! -e $src/arch/x86/lib/csum-partial_64.c ]] || { fail "$spec: the patch did not replace the .c"; return 1; }
+  sed -n 's/^ \* params:[[:space:]]*//p' "$asm" | head -1 >"$dir/shape"
+  if [[ $broken == 1 ]]; then
+    # One carry dropped: the first `adc $0` of the main loop's fold.
+    cp "$asm" "$dir/unbroken.S"
+    sed -i '0,/^\tadc\t\$0, %/{/^\tadc\t\$0, %/d}' "$asm"
+    cmp -s "$asm" "$dir/unbroken.S" && { fail "$spec: no carry to drop in the .S"; return 1; }
+    echo "BROKEN $(cat "$dir/shape")" >"$dir/shape"
+  fi
+  local start=$SECONDS
+  if ! make -C "$src" O="$build" -j"$(nproc)" bzImage modules >"$dir/build.log" 2>&1; then
+    fail "building $(cat "$dir/shape") (see $dir/build.log)"; tail -20 "$dir/build.log"; return 1
+  fi
+  echo $((SECONDS - start)) >"$dir/build.seconds"
+  if grep -E "objtool:|WARNING:" "$dir/build.log"; then fail "objtool or modpost warnings building $(cat "$dir/shape")"; return 1; fi
+  grep -q "AS.*arch/x86/lib/csum-partial_64.o" "$dir/build.log" || { fail "$(cat "$dir/shape"): the .S was not assembled"; return 1; }
+  grep -qw csum_partial "$build/Module.symvers" || { fail "csum_partial is not exported (Module.symvers)"; return 1; }
+  cp "$build/arch/x86/boot/bzImage" "$dir/bzImage"
+  local size
+  size=$(nm -S "$build/vmlinux" | awk '$4 == "csum_partial" {print $2}')
+  echo $((16#${size:-0})) >"$dir/size"
+  # The harness module, built against this kernel.
+  "$CSUMTUNE" kmod --params "$module_params" -o "$dir/module" >/dev/null 2>"$dir/kmod.err" ||
+    { fail "csumtune kmod: $(head -c 300 "$dir/kmod.err")"; return 1; }
+  if ! make -C "$build" M="$dir/module" modules >"$dir/module.log" 2>&1 || grep -E "objtool:|WARNING:" "$dir/module.log"; then
+    fail "building the harness module for $(cat "$dir/shape") (see $dir/module.log)"; return 1
+  fi
+  return 0
+}
+
+# boot_shape N: boots $WORK/shapeN/bzImage, drives the traffic, and leaves the console in
+# $WORK/shapeN/console.txt and the host's log in traffic.log. Returns traffic.py's status.
+boot_shape() {
+  local n=$1 dir=$WORK/shape$1 bytes=$BYTES deadline=$((TIMEOUT - 120))
+  [[ $(cat "$dir/shape") == BROKEN* ]] && { bytes=$((4 << 20)); deadline=150; }
+  local root=$dir/initramfs
+  rm -rf "$root" && mkdir -p "$root"/{bin,proc,sys,dev,modules,tmp}
+  cp "$(command -v busybox)" "$root/bin/busybox"
+  for tool in sh mount ip ping ping6 sed grep cat cut echo insmod rmmod sha256sum reboot sleep uname; do
+    ln -sf busybox "$root/bin/$tool"
+  done
+  cp "$WORK/agent" "$root/bin/agent"
+  cp "$HERE/kernel-tree/init.sh" "$root/init" && chmod +x "$root/init"
+  cp "$dir/module/csum_test.ko" "$root/modules/harness.ko"
+  (cd "$root" && find . | cpio -o -H newc 2>/dev/null | gzip -1 >"$dir/initramfs.cpio.gz")
+  local tcp udp
+  tcp=$(free_port) && udp=$(free_udp_port) || { fail "no free port"; return 1; }
+  local start=$SECONDS
+  timeout "$TIMEOUT" qemu-system-x86_64 -accel tcg -cpu max -m 512 -nographic -no-reboot \
+    -kernel "$dir/bzImage" -initrd "$dir/initramfs.cpio.gz" \
+    -append "console=ttyS0 panic=-1 oops=panic csumtune.seconds=$deadline" \
+    -netdev "user,id=n0,restrict=on,ipv4=on,ipv6=on,hostfwd=tcp:127.0.0.1:$tcp-:7000,hostfwd=udp:127.0.0.1:$udp-:7001" \
+    -device virtio-net-pci,netdev=n0,csum=off,guest_csum=off >"$dir/console.log" 2>&1 &
+  local qemu=$!
+  python3 "$HERE/kernel-tree/traffic.py" "$tcp" "$udp" --bytes "$bytes" --deadline "$deadline" >"$dir/traffic.log" 2>&1
+  local traffic=$?
+  wait "$qemu"
+  local status=$?
+  echo $((SECONDS - start)) >"$dir/boot.seconds"
+  tr -d '\r' <"$dir/console.log" >"$dir/console.txt"
+  [[ $status -eq 124 ]] && echo "qemu timed out after ${TIMEOUT}s" >>"$dir/traffic.log"
+  return $traffic
+}
+
+# verdict N TRAFFIC_STATUS: one PASS/FAIL line for a good kernel.
+verdict() {
+  local n=$1 traffic=$2 dir=$WORK/shape$1 problems=()
+  local console=$dir/console.txt shape
+  shape=$(cat "$dir/shape")
+  grep -q "csumtune-e2e: all done" "$console" || problems+=("the guest did not finish")
+  grep -qE "Oops|BUG:|Kernel panic|general protection fault|Call Trace" "$console" && problems+=("the kernel oopsed")
+  # virtio-net in 6.1 always sets rx-checksumming (NETIF_F_RXCSUM); without GUEST_CSUM the
+  # device never marks a packet valid, so the stack checks each one with csum_partial.
+  grep -q "csumtune-e2e: virtio features csum=0 guest_csum=0" "$console" &&
+    grep -q "csumtune-e2e: nic eth0 .*tx-checksumming=off" "$console" ||
+    problems+=("checksum offload is not off: $(grep -oE '(virtio features|nic eth0).*' "$console" | tr '\n' ' ')")
+  [[ $traffic -eq 0 ]] || problems+=("traffic: $(grep -E 'FAIL' "$dir/traffic.log" | head -3 | tr '\n' ' ')")
+  local pings bad_pings
+  pings=$(grep -cE "csumtune-e2e: ping6? [0-9]+ ok" "$console")
+  bad_pings=$(grep -E "csumtune-e2e: ping6? [0-9]+ FAIL" "$console" | sed 's/csumtune-e2e: //' | tr '\n' ',')
+  [[ -z $bad_pings && $pings -gt 0 ]] || problems+=("ping failed: ${bad_pings:-none ran}")
+  local errors
+  errors=$(csum_errors "$console")
+  [[ $errors == 0 ]] || problems+=("InCsumErrors $errors")
+  grep -q "csum_test: RESULT PASS" "$console" && grep -q "csumtune-e2e: insmod ok" "$console" ||
+    problems+=("module harness: $(grep -E 'csum_test: RESULT|insmod' "$console" | head -2 | tr '\n' ' ')")
+  local taint
+  taint=$(sed -n 's/.*csumtune-e2e: tainted \([0-9]*\).*/\1/p' "$console")
+  [[ -n $taint && $(( taint & ~(4096 | 8192) )) -eq 0 ]] || problems+=("tainted '$taint'")
+  local moved="$((2 * BYTES)) TCP bytes (SHA-256 equal both ends), 1472 UDP datagrams, $pings pings"
+  local times="build $(cat "$dir/build.seconds") s, boot+traffic $(cat "$dir/boot.seconds") s under TCG"
+  if [[ ${#problems[@]} -eq 0 ]]; then
+    log "PASS $shape: csum_partial $(cat "$dir/size") bytes; $moved; InCsumErrors 0; module harness PASS ($times)"
+  else
+    fail "$shape: $(printf '%s; ' "${problems[@]}") ($times; console $console)"
+  fi
+}
+
+# The stack's InCsumErrors summed over IPv4 ICMP/TCP/UDP and IPv6.
+csum_errors() {
+  python3 - "$1" <<'PY'
+import sys
+lines = [l.split("csumtune-e2e: snmp ", 1)[1].split() for l in open(sys.argv[1], errors="replace")
+         if "csumtune-e2e: snmp " in l]
+total = 0
+for header, values in zip(lines[0::2], lines[1::2]):
+    fields = dict(zip(header[1:], values[1:]))
+    total += int(fields.get("InCsumErrors", 0))
+for l in open(sys.argv[1], errors="replace"):
+    if "csumtune-e2e: snmp6 " in l:
+        total += int(l.split()[-1])
+print(total if lines else "unknown")
+PY
+}
+
+for n in "${!specs[@]}"; do
+  spec=${specs[$n]}
+  build_shape "$n" "$spec" || continue
+  log "built $(cat "$WORK/shape$n/shape") in $(cat "$WORK/shape$n/build.seconds") s, objtool and modpost clean"
+  boot_shape "$n"
+  traffic=$?
+  if [[ $(cat "$WORK/shape$n/shape") == BROKEN* ]]; then
+    errors=$(csum_errors "$WORK/shape$n/console.txt")
+    if [[ $traffic -ne 0 && $errors =~ ^[0-9]+$ && $errors -gt 0 ]]; then
+      log "ok: the broken .S ($(cat "$WORK/shape$n/shape")) was caught: $(grep FAIL "$WORK/shape$n/traffic.log" | head -2 | tr '\n' ' ')InCsumErrors $errors"
+    else
+      fail "the broken .S was not caught (traffic status $traffic, InCsumErrors $errors)"
+    fi
+  else
+    verdict "$n" "$traffic"
+  fi
+done
+restore_tree
+log "(times are emulated by TCG: not speeds)"
+[[ $failures -eq 0 ]] && { log "all shapes PASS"; exit 0; }
+log "$failures failures"
+exit 1
