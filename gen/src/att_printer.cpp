@@ -5,10 +5,13 @@
 
 #include <fmt/format.h>
 
+#include "node_encoding.hpp"
+
 namespace csumtune::gen {
 namespace {
 
 using namespace asmjit;
+using detail::NodeBytes;
 
 constexpr std::array<const char*, 16> kGp64{"rax", "rcx", "rdx", "rbx", "rsp", "rbp", "rsi", "rdi",
                                             "r8",  "r9",  "r10", "r11", "r12", "r13", "r14", "r15"};
@@ -114,6 +117,8 @@ const std::map<InstId, Form>& vocabulary() {
       {x86::Inst::kIdInc, Form::Plain},
       {x86::Inst::kIdClc, Form::Plain},
       {x86::Inst::kIdJne, Form::Jump},
+      {x86::Inst::kIdJc, Form::Jump},
+      {x86::Inst::kIdJnc, Form::Jump},
       // SIMD families: operands print in AT&T order, sizes come from the registers.
       {x86::Inst::kIdVpxor, Form::Plain},
       {x86::Inst::kIdVpxorq, Form::Plain},
@@ -136,42 +141,6 @@ const std::map<InstId, Form>& vocabulary() {
   return table;
 }
 
-struct NodeBytes {
-  std::size_t offset;
-  std::size_t size;
-};
-
-// Encodes the node list instruction by instruction (as Builder::finalize does) to learn
-// which encoding asmjit chose for each node.
-std::map<const BaseNode*, NodeBytes> encodeEachNode(const x86::Builder& builder,
-                                                    std::vector<uint8_t>& bytes) {
-  CodeHolder code;
-  code.init(builder.code()->environment());
-  x86::Assembler a(&code);
-  const auto labelCount = builder.code()->labelCount();
-  for (std::size_t i = 0; i < labelCount; ++i) a.newLabel();
-  std::map<const BaseNode*, NodeBytes> out;
-  for (const BaseNode* node = builder.firstNode(); node; node = node->next()) {
-    const std::size_t start = a.offset();
-    if (node->type() == NodeType::kInst) {
-      const auto* inst = static_cast<const InstNode*>(node);
-      if (a.emitInst(inst->baseInst(), inst->operands(), inst->opCount()) != kErrorOk) {
-        throw CodegenError("AT&T printer: asmjit could not re-encode an instruction");
-      }
-    } else if (node->type() == NodeType::kLabel) {
-      a.bind(Label(static_cast<const LabelNode*>(node)->labelId()));
-    } else if (node->type() != NodeType::kSection) {
-      throw CodegenError("AT&T printer: node kind it cannot print (data or alignment)");
-    }
-    out[node] = {start, a.offset() - start};
-  }
-  code.flatten();
-  code.resolveUnresolvedLinks();
-  const CodeBuffer& text = code.textSection()->buffer();
-  bytes.assign(text.data(), text.data() + text.size());
-  return out;
-}
-
 // True when asmjit put the destination in ModRM.reg (the "load" direction, opcode with the
 // 0x02 direction bit set), which GNU as only picks when told `{load}`.
 bool usesLoadDirection(const std::vector<uint8_t>& bytes, NodeBytes at) {
@@ -188,7 +157,7 @@ bool usesLoadDirection(const std::vector<uint8_t>& bytes, NodeBytes at) {
 class Printer {
  public:
   Printer(const x86::Builder& builder, const AttOptions& options)
-      : builder_(builder), options_(options), encoded_(encodeEachNode(builder, bytes_)) {}
+      : builder_(builder), options_(options), encoded_(detail::encodeEachNode(builder, bytes_)) {}
 
   std::string print() {
     std::string out;

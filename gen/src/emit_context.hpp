@@ -21,11 +21,18 @@ struct EmitContext {
     return skipScalarTails_;
   }
 
-  // The word at `disp` bytes from the load pointer.
-  asmjit::x86::Mem qword(int disp) const { return asmjit::x86::qword_ptr(regs.buffer, disp); }
-  asmjit::x86::Mem dword(int disp) const { return asmjit::x86::dword_ptr(regs.buffer, disp); }
+  // The word at `disp` bytes from where the data pointer points. Inside a main loop that
+  // biases the pointer (see emitMainLoop) the register is `loadBias` bytes further on.
+  asmjit::x86::Mem qword(int disp) const {
+    return asmjit::x86::qword_ptr(regs.buffer, disp - loadBias);
+  }
+  asmjit::x86::Mem dword(int disp) const {
+    return asmjit::x86::dword_ptr(regs.buffer, disp - loadBias);
+  }
 
-  asmjit::Label skipScalarTails_;  // through skipScalarTails() only
+  int loadBias = 0;  // set by emitMainLoop only
+
+  asmjit::Label skipScalarTails_{};  // through skipScalarTails() only
 };
 
 // The whole function: entry, main loop, tails, folding, exit (function_emitter.cpp).

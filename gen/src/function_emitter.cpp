@@ -35,7 +35,7 @@ using namespace asmjit;
 using namespace asmjit::x86;
 
 void emitPrefetch(EmitContext& ctx, int disp) {
-  const Mem at = ptr(ctx.regs.buffer, disp);
+  const Mem at = ptr(ctx.regs.buffer, disp - ctx.loadBias);
   switch (ctx.params.hint) {
     case Hint::T0:
       ctx.b.prefetcht0(at);
@@ -83,27 +83,68 @@ void emitAddChain(EmitContext& ctx, const Gp& sum, const std::vector<Gp>& terms)
   if (!terms.empty()) ctx.b.adc(sum, 0);
 }
 
+// Loads at 128..255 bytes into the block need a 4-byte displacement, 3 bytes more than the
+// 1-byte one of loads below 128. With the data pointer 128 bytes ahead inside the loop every
+// load of the first 256 bytes takes the short form; moving the pointer there and back costs
+// 8 bytes (`sub $-128` and `add $-128`, both with an 8-bit immediate). General-purpose
+// families only (vector loads have their own displacement scaling); worth it from 160 bytes.
+constexpr int kLoopBias = 128;
+bool biasesLoop(const EmitContext& ctx) {
+  return ctx.regs.vectorAccumulators == 0 && ctx.params.blockBytes() >= 160;
+}
+
 void emitMainLoop(EmitContext& ctx) {
   const auto& regs = ctx.regs;
   const int block = ctx.params.blockBytes();
   const Gp& remaining = regs.remaining;
   Label loop = ctx.b.newLabel();
   Label tails = ctx.b.newLabel();
+  const bool bias = biasesLoop(ctx);
 
   ctx.family.emitLoopSetup(ctx);
-  // remaining - block borrows exactly when fewer than `block` bytes are left.
-  ctx.b.sub(remaining, block);
-  ctx.b.jb(tails);
+  // remaining - block borrows exactly when fewer than `block` bytes are left. A block of 128
+  // bytes is added as -128 instead (an 8-bit immediate; +128 needs 32 bits): the carry is
+  // then the opposite of the borrow.
+  const bool minus128 = block == 128;
+  const auto countDown = [&] {
+    if (minus128) {
+      ctx.b.add(remaining, -block);
+    } else {
+      ctx.b.sub(remaining, block);
+    }
+  };
+  countDown();
+  if (minus128) {
+    ctx.b.jnc(tails);
+  } else {
+    ctx.b.jb(tails);
+  }
   const std::vector<Gp> loopOnly = loopOnlyRegisters(regs);
   for (const Gp& reg : loopOnly) ctx.b.xor_(reg.r32(), reg.r32());
+  if (bias) {
+    ctx.b.sub(regs.buffer, -kLoopBias);
+    ctx.loadBias = kLoopBias;
+  }
   ctx.b.bind(loop);
   emitPrefetches(ctx);
   ctx.family.emitBody(ctx);
   // Every family closes its carry chains inside the body, so these may write flags.
-  ctx.b.add(regs.buffer, block);
+  if (minus128) {
+    ctx.b.sub(regs.buffer, -block);
+  } else {
+    ctx.b.add(regs.buffer, block);
+  }
   ctx.family.emitAfterIteration(ctx);
-  ctx.b.sub(remaining, block);
-  ctx.b.jae(loop);
+  countDown();
+  if (minus128) {
+    ctx.b.jc(loop);
+  } else {
+    ctx.b.jae(loop);
+  }
+  if (bias) {
+    ctx.b.add(regs.buffer, -kLoopBias);
+    ctx.loadBias = 0;
+  }
   emitAddChain(ctx, regs.accumulators.front(), loopOnly);
   ctx.b.bind(tails);
   // remaining now holds (bytes left) - block. For a power-of-two block the low bits the
@@ -125,12 +166,21 @@ void emitWordTail(EmitContext& ctx, int words) {
   }
 }
 
+// Sets ZF when bit `bytes` (a power of two) of the byte count is clear. Below 256 the test
+// reads the count's low byte: `test $imm8, %sil` is 2 bytes shorter than the 32-bit form.
+void emitTestBit(EmitContext& ctx, int bytes) {
+  if (bytes < 256) {
+    ctx.b.test(ctx.regs.remaining.r8(), bytes);
+  } else {
+    ctx.b.test(ctx.regs.remaining.r32(), bytes);
+  }
+}
+
 // The remainder below `topBytes * 2` in whole words, tested bit by bit from `topBytes` down.
 void emitWordTails(EmitContext& ctx, int topBytes) {
-  const Gp remaining32 = ctx.regs.remaining.r32();
   for (int bytes = topBytes; bytes >= 8; bytes /= 2) {
     Label skip = ctx.b.newLabel();
-    ctx.b.test(remaining32, bytes);
+    emitTestBit(ctx, bytes);
     // At most 16 words on two chains (about 80 bytes of code) lie in between: a short jump
     // always reaches, and keeps the path of a short buffer compact. (asmjit refuses to
     // encode a short jump that does not reach, so this cannot go wrong silently.)
@@ -167,7 +217,6 @@ void emitWordLoop(EmitContext& ctx, int topBytes, const Gp& scratch) {
 
 // The last 0..7 bytes as a ladder: zero-extending loads of exactly 4, 2, 1 bytes.
 void emitByteLadder(EmitContext& ctx, const Gp& scratch) {
-  const Gp remaining32 = ctx.regs.remaining.r32();
   const Gp& buffer = ctx.regs.buffer;
   const Gp& acc0 = ctx.regs.accumulators.front();
   struct Piece {
@@ -177,7 +226,7 @@ void emitByteLadder(EmitContext& ctx, const Gp& scratch) {
   const Piece pieces[] = {{4, dword_ptr(buffer)}, {2, word_ptr(buffer)}, {1, byte_ptr(buffer)}};
   for (const Piece& piece : pieces) {
     Label skip = ctx.b.newLabel();
-    ctx.b.test(remaining32, piece.bytes);
+    emitTestBit(ctx, piece.bytes);
     ctx.b.short_().jz(skip);
     if (piece.bytes == 4) {
       ctx.b.mov(scratch.r32(), piece.at);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "emit_context.hpp"
+#include "node_encoding.hpp"
 
 namespace csumtune::gen {
 namespace {
@@ -55,6 +56,7 @@ KernelProgram::KernelProgram(const Params& params, const asmjit::Environment& en
   }
   detail::EmitContext ctx{*builder_, params_, registers_, detail::familyOf(params_.carry)};
   detail::emitFunction(ctx);
+  detail::relaxJumps(*builder_);
   code_.resetErrorHandler();
   handler.throwIfFailed("generating", params_);
 }

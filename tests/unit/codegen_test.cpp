@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 
+#include "../../gen/src/node_encoding.hpp"  // white box: where each node landed
 #include "csumtune/gen/kernel_program.hpp"
 #include "shapes.hpp"
 
@@ -149,6 +150,54 @@ TEST(Codegen, RegisterPlanPrefersCallerSavedRegisters) {
 TEST(Codegen, InvalidParamsNeverReachTheEmitter) {
   EXPECT_THROW(KernelProgram(Params{Carry::Adcx, 3, 3, 0, Hint::T0}), ParamsError);
   EXPECT_THROW(KernelProgram(Params{Carry::Avx2, 3, 2, 0, Hint::T0}), ParamsError);
+}
+
+// Jump relaxation is complete: a jump keeps its rel32 form only when rel8 cannot reach (GNU as
+// would shorten any other one, and the .S would then print {disp32} where it need not), and
+// main loops longer than 160 bytes load with 8-bit displacements only (the biased pointer).
+TEST(Codegen, NoJumpOrLoopLoadIsLongerThanItNeedsToBe) {
+  std::vector<Params> shapes = testing::representativeShapes();
+  const std::vector<Params> frames = testing::representativeFrames();
+  shapes.insert(shapes.end(), frames.begin(), frames.end());
+  int longJumps = 0;
+  for (const Params& p : shapes) {
+    KernelProgram program(p);
+    std::vector<std::uint8_t> bytes;
+    const auto placed = detail::encodeEachNode(program.builder(), bytes);
+    std::map<std::uint32_t, std::size_t> labelAt;
+    for (const auto& [node, at] : placed) {
+      if (node->type() == NodeType::kLabel)
+        labelAt[static_cast<const LabelNode*>(node)->labelId()] = at.offset;
+    }
+    // General-purpose kernels with blocks up to 128 bytes, or of 160..256 (biased), and exact
+    // paths up to 128 bytes: every load (prefetches aside: their distance is the user's) has
+    // an 8-bit displacement.
+    const int block = p.blockBytes();
+    const bool loadsShort = traitsOf(p.carry).kernelSafe() &&
+                            (block <= 128 || (block >= 160 && block <= 256)) && p.exact <= 128;
+    for (const auto& [node, at] : placed) {
+      if (node->type() != NodeType::kInst) continue;
+      const auto* inst = static_cast<const InstNode*>(node);
+      const bool prefetch =
+          inst->id() == x86::Inst::kIdPrefetcht0 || inst->id() == x86::Inst::kIdPrefetcht1 ||
+          inst->id() == x86::Inst::kIdPrefetcht2 || inst->id() == x86::Inst::kIdPrefetchnta;
+      for (std::uint32_t i = 0; loadsShort && !prefetch && i < inst->opCount(); ++i) {
+        if (!inst->op(i).isMem()) continue;
+        const std::int64_t disp = inst->op(i).as<x86::Mem>().offset();
+        EXPECT_TRUE(disp >= -128 && disp <= 127) << p.toString() << ": a load at " << disp;
+      }
+      if (inst->opCount() != 1 || !inst->op(0).isLabel() || at.size == 2) continue;
+      ++longJumps;
+      const auto target = static_cast<std::int64_t>(labelAt.at(inst->op(0).id()));
+      const auto end = static_cast<std::int64_t>(at.offset + at.size);
+      // The rel8 form: 2 bytes, and a forward target that many bytes closer.
+      const std::int64_t shortDisp =
+          target > end ? target - end : target - static_cast<std::int64_t>(at.offset + 2);
+      EXPECT_TRUE(shortDisp < -128 || shortDisp > 127)
+          << p.toString() << ": a rel32 jump whose rel8 form reaches (" << shortDisp << ")";
+    }
+  }
+  EXPECT_GT(longJumps, 0) << "no long jump at all: the check would not notice a broken one";
 }
 
 TEST(Codegen, SameParamsSameBytes) {

@@ -1,0 +1,80 @@
+#include "node_encoding.hpp"
+
+#include "csumtune/gen/kernel_program.hpp"
+
+namespace csumtune::gen::detail {
+
+using namespace asmjit;
+
+std::map<const BaseNode*, NodeBytes> encodeEachNode(const x86::Builder& builder,
+                                                    std::vector<std::uint8_t>& bytes) {
+  CodeHolder code;
+  code.init(builder.code()->environment());
+  x86::Assembler a(&code);
+  const auto labelCount = builder.code()->labelCount();
+  for (std::size_t i = 0; i < labelCount; ++i) a.newLabel();
+  std::map<const BaseNode*, NodeBytes> out;
+  for (const BaseNode* node = builder.firstNode(); node; node = node->next()) {
+    const std::size_t start = a.offset();
+    if (node->type() == NodeType::kInst) {
+      const auto* inst = static_cast<const InstNode*>(node);
+      if (a.emitInst(inst->baseInst(), inst->operands(), inst->opCount()) != kErrorOk) {
+        throw CodegenError("asmjit could not re-encode an instruction");
+      }
+    } else if (node->type() == NodeType::kLabel) {
+      a.bind(Label(static_cast<const LabelNode*>(node)->labelId()));
+    } else if (node->type() != NodeType::kSection) {
+      throw CodegenError("node kind the generator never emits (data or alignment)");
+    }
+    out[node] = {start, a.offset() - start};
+  }
+  code.flatten();
+  code.resolveUnresolvedLinks();
+  const CodeBuffer& text = code.textSection()->buffer();
+  bytes.assign(text.data(), text.data() + text.size());
+  return out;
+}
+
+namespace {
+
+bool isLongJump(const BaseNode* node, const NodeBytes& at) {
+  if (node->type() != NodeType::kInst) return false;
+  const auto* inst = static_cast<const InstNode*>(node);
+  return inst->opCount() == 1 && inst->op(0).isLabel() && at.size > 2;
+}
+
+}  // namespace
+
+void relaxJumps(x86::Builder& builder) {
+  // Shortening a jump only brings other jumps' ends and targets closer, so a jump that
+  // reaches now still reaches after the others shrink: repeat until nothing changes.
+  for (bool changed = true; changed;) {
+    changed = false;
+    std::vector<std::uint8_t> bytes;
+    const auto placed = encodeEachNode(builder, bytes);
+    std::map<std::uint32_t, std::size_t> labelAt;
+    for (const auto& [node, at] : placed) {
+      if (node->type() == NodeType::kLabel)
+        labelAt[static_cast<const LabelNode*>(node)->labelId()] = at.offset;
+    }
+    for (BaseNode* node = builder.firstNode(); node; node = node->next()) {
+      const NodeBytes at = placed.at(node);
+      if (!isLongJump(node, at)) continue;
+      auto* inst = static_cast<InstNode*>(node);
+      const auto target = labelAt.find(inst->op(0).id());
+      if (target == labelAt.end()) continue;
+      // The rel8 displacement: from the end of the 2-byte form, to a target that, when it
+      // lies ahead, comes as many bytes closer as this jump sheds.
+      const auto to = static_cast<std::int64_t>(target->second);
+      const auto from = static_cast<std::int64_t>(at.offset);
+      const std::int64_t distance =
+          to > from ? to - (from + static_cast<std::int64_t>(at.size)) : to - (from + 2);
+      if (distance >= -128 && distance <= 127) {
+        inst->addOptions(InstOptions::kShortForm);
+        changed = true;
+      }
+    }
+  }
+}
+
+}  // namespace csumtune::gen::detail
