@@ -32,11 +32,30 @@ struct EmitContext {
 
   int loadBias = 0;  // set by emitMainLoop only
 
+  // kind=copy: every load is also a store, at the same offset from the destination.
+  bool copying() const { return params.kind == Kind::Copy; }
+  asmjit::x86::Mem storeFor(const asmjit::x86::Mem& at) const {
+    asmjit::x86::Mem out = at;
+    out.setIndex(regs.delta);
+    out.setShift(0);
+    return out;
+  }
+
   asmjit::Label skipScalarTails_{};  // through skipScalarTails() only
 };
 
 // The whole function: entry, main loop, tails, folding, exit (function_emitter.cpp).
 void emitFunction(EmitContext& ctx);
+
+// acc `op`= the word at `at` (op: add, adc, adcx or adox). Summing, the memory operand goes
+// into the instruction; copying, the word passes through regs.copyWord: loaded, added, and
+// stored at storeFor(at) — movs, which leave the flags of the carry chain alone.
+void emitSumWord(EmitContext& ctx, asmjit::InstId op, const asmjit::x86::Gp& acc,
+                 const asmjit::x86::Mem& at);
+
+// reg = the bytes at `at` (mov; movzx for 1 or 2 bytes). Copying, those bytes are also stored
+// at storeFor(at).
+void emitLoad(EmitContext& ctx, const asmjit::x86::Gp& reg, const asmjit::x86::Mem& at);
 
 // `add disp(buf), acc; adc disp+8(buf), acc; ...; adc $0, acc` over `words` words: a flag
 // chain that starts with a full flag write, so consecutive blocks run in parallel.

@@ -181,10 +181,9 @@ void emitWordTails(EmitContext& ctx, int topBytes) {
   for (int bytes = topBytes; bytes >= 8; bytes /= 2) {
     Label skip = ctx.b.newLabel();
     emitTestBit(ctx, bytes);
-    // At most 16 words on two chains (about 80 bytes of code) lie in between: a short jump
-    // always reaches, and keeps the path of a short buffer compact. (asmjit refuses to
-    // encode a short jump that does not reach, so this cannot go wrong silently.)
-    ctx.b.short_().jz(skip);
+    // Relaxation gives it the 2-byte form wherever it reaches: 16 summed words on two chains
+    // (about 80 bytes), not always 16 copied ones (each a load, an add and a store).
+    ctx.b.jz(skip);
     emitWordTail(ctx, bytes / 8);
     ctx.b.add(ctx.regs.buffer, bytes);
     ctx.b.bind(skip);
@@ -203,13 +202,24 @@ void emitWordLoop(EmitContext& ctx, int topBytes, const Gp& scratch) {
   ctx.b.mov(scratch.r32(), ctx.regs.remaining.r32());
   ctx.b.and_(scratch.r32(), (2 * topBytes - 1) & ~7);  // bytes in whole words
   ctx.b.short_().jz(done);
-  ctx.b.add(buffer, scratch);  // past the words, then index them from -count up to 0
-  ctx.b.shr(scratch.r32(), 3);
-  ctx.b.neg(scratch);
-  ctx.b.clc();
-  ctx.b.bind(loop);
-  ctx.b.adc(acc0, qword_ptr(buffer, scratch, 3));
-  ctx.b.inc(scratch);
+  if (ctx.copying()) {
+    // A store cannot be indexed by the count as well as by delta: the pointer walks instead
+    // (lea and dec leave CF alone too).
+    ctx.b.shr(scratch.r32(), 3);
+    ctx.b.clc();
+    ctx.b.bind(loop);
+    emitSumWord(ctx, Inst::kIdAdc, acc0, qword_ptr(buffer));
+    ctx.b.lea(buffer, ptr(buffer, 8));
+    ctx.b.dec(scratch.r32());
+  } else {
+    ctx.b.add(buffer, scratch);  // past the words, then index them from -count up to 0
+    ctx.b.shr(scratch.r32(), 3);
+    ctx.b.neg(scratch);
+    ctx.b.clc();
+    ctx.b.bind(loop);
+    ctx.b.adc(acc0, qword_ptr(buffer, scratch, 3));
+    ctx.b.inc(scratch);
+  }
   ctx.b.short_().jnz(loop);
   ctx.b.adc(acc0, 0);
   ctx.b.bind(done);
@@ -228,11 +238,7 @@ void emitByteLadder(EmitContext& ctx, const Gp& scratch) {
     Label skip = ctx.b.newLabel();
     emitTestBit(ctx, piece.bytes);
     ctx.b.short_().jz(skip);
-    if (piece.bytes == 4) {
-      ctx.b.mov(scratch.r32(), piece.at);
-    } else {
-      ctx.b.movzx(scratch.r32(), piece.at);
-    }
+    emitLoad(ctx, scratch, piece.at);
     ctx.b.add(acc0, scratch);
     ctx.b.adc(acc0, 0);
     if (piece.bytes > 1) ctx.b.add(buffer, piece.bytes);
@@ -253,7 +259,7 @@ void emitOverlapTail(EmitContext& ctx) {
   ctx.b.and_(ecx, 7);
   ctx.b.short_().jz(done);
   ctx.b.add(buffer, rcx);
-  ctx.b.mov(word, qword_ptr(buffer, -8));
+  emitLoad(ctx, word, qword_ptr(buffer, -8));  // a copy rewrites what it stored already
   ctx.b.neg(ecx);
   ctx.b.shl(ecx, 3);  // -8 * rest: shr counts mod 64, so it shifts by 64 - 8 * rest
   ctx.b.shr(word, cl);
@@ -311,7 +317,7 @@ void emitAddSumLast(EmitContext& ctx) {
 // starting `acc` from the first word (mov, then add...adc $0).
 void emitChain(EmitContext& ctx, const Gp& acc, int disp, int words, bool accHoldsSum) {
   if (accHoldsSum) return emitAddAdcBlock(ctx, acc, disp, words);
-  ctx.b.mov(acc, ctx.qword(disp));
+  emitLoad(ctx, acc, ctx.qword(disp));
   if (words > 1) emitAddAdcBlock(ctx, acc, disp + 8, words - 1);
 }
 
@@ -335,7 +341,7 @@ void emitExactPath(EmitContext& ctx, const Label& general) {
   if (rest) {
     // sum=last keeps the sum in edx: the word goes to r8 then.
     const Gp word = sumFirst ? rdx : r8;
-    ctx.b.mov(word, ctx.qword(n - 8));
+    emitLoad(ctx, word, ctx.qword(n - 8));
     ctx.b.shr(word, 64 - 8 * rest);
     ctx.b.add(rax, word);
     ctx.b.adc(rax, 0);
@@ -348,13 +354,35 @@ void emitExactPath(EmitContext& ctx, const Label& general) {
 
 }  // namespace
 
+void emitSumWord(EmitContext& ctx, InstId op, const Gp& acc, const Mem& at) {
+  if (!ctx.copying()) {
+    ctx.b.emit(op, acc, at);
+    return;
+  }
+  const Gp& word = ctx.regs.copyWord;
+  ctx.b.mov(word, at);
+  ctx.b.emit(op, acc, word);
+  ctx.b.mov(ctx.storeFor(at), word);
+}
+
+void emitLoad(EmitContext& ctx, const Gp& reg, const Mem& at) {
+  const std::uint32_t bytes = at.size();
+  // The register part as wide as the memory operand.
+  const Gp part = bytes == 1   ? Gp(reg.r8())
+                  : bytes == 2 ? Gp(reg.r16())
+                  : bytes == 4 ? Gp(reg.r32())
+                               : Gp(reg.r64());
+  if (bytes < 4) {
+    ctx.b.movzx(reg.r32(), at);
+  } else {
+    ctx.b.mov(part, at);
+  }
+  if (ctx.copying()) ctx.b.mov(ctx.storeFor(at), part);
+}
+
 void emitAddAdcBlock(EmitContext& ctx, const Gp& acc, int disp, int words) {
   for (int w = 0; w < words; ++w) {
-    if (w == 0) {
-      ctx.b.add(acc, ctx.qword(disp));
-    } else {
-      ctx.b.adc(acc, ctx.qword(disp + 8 * w));
-    }
+    emitSumWord(ctx, w == 0 ? Inst::kIdAdd : Inst::kIdAdc, acc, ctx.qword(disp + 8 * w));
   }
   ctx.b.adc(acc, 0);
 }
@@ -377,6 +405,14 @@ void emitFunction(EmitContext& ctx) {
   Label shortBuffer = ctx.b.newLabel();
   Label tinyBuffer = ctx.b.newLabel();
 
+  if (ctx.copying()) {
+    // csum_and_copy(src, dst, len, sum): into the registers of csum_partial(src, len, sum),
+    // with dst as its distance from src.
+    ctx.b.mov(regs.delta, rsi);
+    ctx.b.sub(regs.delta, rdi);
+    ctx.b.mov(esi, edx);
+    ctx.b.mov(edx, ecx);
+  }
   if (sumFirst) ctx.b.mov(acc0.r32(), edx);  // acc0 = sum, zero-extended
   if (ctx.params.exact) emitExactPath(ctx, ctx.b.newLabel());
   const bool lean = shortPath && ctx.params.entry == Entry::Lean;

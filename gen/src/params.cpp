@@ -16,9 +16,10 @@ constexpr std::array<std::string_view, kTailCount> kTailNames{"ladder", "overlap
 constexpr std::array<std::string_view, kWordsCount> kWordsNames{"ladder", "loop"};
 constexpr std::array<std::string_view, kSumEntryCount> kSumNames{"first", "last"};
 constexpr std::array<std::string_view, kEntryCount> kEntryNames{"checked", "lean"};
-constexpr std::array<std::string_view, 12> kKeys{"carry", "chains", "unroll",     "prefetch",
-                                                 "hint",  "tail",   "sum",        "entry",
-                                                 "exact", "short",  "tailchains", "words"};
+constexpr std::array<std::string_view, kKindCount> kKindNames{"sum", "copy"};
+constexpr std::array<std::string_view, 13> kKeys{
+    "carry", "chains", "unroll", "prefetch",   "hint",  "tail", "sum",
+    "entry", "exact",  "short",  "tailchains", "words", "kind"};
 
 // "a, b, c": the names a message lists as the accepted values.
 template <typename Names>
@@ -75,6 +76,9 @@ std::string_view toString(Words words) {
   return kWordsNames.at(static_cast<std::size_t>(words));
 }
 
+std::string_view toString(Kind kind) {
+  return kKindNames.at(static_cast<std::size_t>(kind));
+}
 std::string_view toString(Tail tail) {
   return kTailNames.at(static_cast<std::size_t>(tail));
 }
@@ -104,6 +108,7 @@ std::string Params::toString() const {
   if (shortBelow != defaults.shortBelow) text += fmt::format(",short={}", shortBelow);
   if (tailChains != defaults.tailChains) text += fmt::format(",tailchains={}", tailChains);
   if (words != defaults.words) text += fmt::format(",words={}", gen::toString(words));
+  if (kind != defaults.kind) text += fmt::format(",kind={}", gen::toString(kind));
   return text;
 }
 
@@ -166,6 +171,9 @@ Params parseParamsUnchecked(std::string_view text) {
       case 11:
         params.words = parseName<Words>(key, value, kWordsNames);
         break;
+      case 12:
+        params.kind = parseName<Kind>(key, value, kKindNames);
+        break;
     }
   }
   return params;
@@ -220,6 +228,10 @@ std::string validationError(const Params& p) {
   if (p.exact != 0 && (p.exact < L::kMinExact || p.exact > L::kMaxExact)) {
     return fmt::format("exact must be 0 (none) or {}..{} (got {})", L::kMinExact, L::kMaxExact,
                        p.exact);
+  }
+  if (p.kind == Kind::Copy && traits.isVector()) {
+    return fmt::format("kind=copy is for the general-purpose families (carry={} is SIMD)",
+                       traits.name);
   }
   const auto& bounds = L::kShortBounds;
   if (p.shortBelow != 0 &&

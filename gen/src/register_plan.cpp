@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <array>
+#include <vector>
 
 #include "carry_family.hpp"
 #include "csumtune/gen/kernel_program.hpp"
@@ -22,6 +23,16 @@ RegisterPlan planRegisters(const Params& params) {
   RegisterPlan plan;
   plan.buffer = rdi;
   plan.remaining = rsi;
+  // A copying kernel keeps r10 and r11 for itself (both caller-saved, neither named by the
+  // frame): the pool loses them.
+  std::vector<Gp> pool(kPool.begin(), kPool.end());
+  std::size_t firstCalleeSaved = kFirstCalleeSaved;
+  if (params.kind == Kind::Copy) {
+    plan.delta = r11;
+    plan.copyWord = r10;
+    std::erase_if(pool, [](const Gp& reg) { return reg == r10 || reg == r11; });
+    firstCalleeSaved -= 2;
+  }
 
   const detail::RegisterNeeds needs = detail::familyOf(params.carry).registerNeeds(params);
   plan.vectorAccumulators = needs.vectorAccumulators;
@@ -30,13 +41,13 @@ RegisterPlan planRegisters(const Params& params) {
   if (needs.carryCounters) {
     // One counter per accumulator while registers last; with many chains, accumulators
     // share counters round-robin (the counter chain is lea+cmov, two cycles per word).
-    counters = std::min(chains, kPool.size() - chains - 1);
+    counters = std::min(chains, pool.size() - chains - 1);
   }
   std::size_t next = 0;
-  for (std::size_t i = 0; i < chains; ++i) plan.accumulators.push_back(kPool[next++]);
-  for (std::size_t i = 0; i < counters; ++i) plan.carryCounters.push_back(kPool[next++]);
-  plan.scratch = kPool[next++];
-  for (std::size_t i = kFirstCalleeSaved; i < next; ++i) plan.calleeSaved.push_back(kPool[i]);
+  for (std::size_t i = 0; i < chains; ++i) plan.accumulators.push_back(pool[next++]);
+  for (std::size_t i = 0; i < counters; ++i) plan.carryCounters.push_back(pool[next++]);
+  plan.scratch = pool[next++];
+  for (std::size_t i = firstCalleeSaved; i < next; ++i) plan.calleeSaved.push_back(pool[i]);
   return plan;
 }
 

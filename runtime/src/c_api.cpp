@@ -76,6 +76,10 @@ csumtune_fn csumtune_kernel_fn(const csumtune_kernel* k) {
   return k ? k->kernel.fn() : nullptr;
 }
 
+csumtune_copy_fn csumtune_kernel_copy_fn(const csumtune_kernel* k) {
+  return k ? k->kernel.copyFn() : nullptr;
+}
+
 const char* csumtune_kernel_params(const csumtune_kernel* k) {
   return k ? k->kernel.canonical().c_str() : nullptr;
 }

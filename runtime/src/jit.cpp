@@ -45,12 +45,19 @@ std::shared_ptr<SharedRuntime> sharedRuntime() {
 
 }  // namespace
 
-Kernel::Kernel(std::unique_ptr<Code> code, KernelFn fn, const gen::Params& params, std::size_t size)
+Kernel::Kernel(std::unique_ptr<Code> code, void* entry, const gen::Params& params, std::size_t size)
     : code_(std::move(code)),
-      fn_(fn),
+      fn_(reinterpret_cast<KernelFn>(entry)),
+      copyFn_(reinterpret_cast<CopyFn>(entry)),
       params_(params),
       canonical_(params.toString()),
       size_(size) {}
+
+void Kernel::wrongKind() const {
+  throw Error(Error::Kind::BadParams,
+              copies() ? canonical_ + " copies (kind=copy): call copy(src, dst, len, sum)"
+                       : canonical_ + " only sums: call it as kernel(buf, len, sum)");
+}
 Kernel::Kernel(Kernel&&) noexcept = default;
 Kernel& Kernel::operator=(Kernel&&) noexcept = default;
 Kernel::~Kernel() = default;
@@ -85,8 +92,8 @@ Kernel Jit::compile(const gen::Params& params) {
   } catch (const gen::CodegenError& e) {
     throw Error(Error::Kind::Codegen, e.what());
   }
-  auto fn = reinterpret_cast<KernelFn>(code->entry);
-  return Kernel(std::move(code), fn, params, size);
+  void* entry = code->entry;
+  return Kernel(std::move(code), entry, params, size);
 }
 
 Kernel Jit::compile(std::string_view params) {

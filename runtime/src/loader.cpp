@@ -71,6 +71,10 @@ LoadedKernel loadRun(const results::RunHeader& header, const std::string& path,
   } catch (const gen::ParamsError& e) {
     results::fail(path, kLoad, std::string("has a winner that is not valid: ") + e.what());
   }
+  // load() and best() hand out csum_partial; a copying kernel is not one.
+  if (parsed.kind != gen::Kind::Sum) {
+    results::fail(path, kLoad, "has a copying winner (kind=copy), not a csum_partial");
+  }
   return LoadedKernel{
       Jit::compile(parsed),
       fmt::format("{} ({}, {} cache, tuned on {}{})", path, header.profile, header.cache,

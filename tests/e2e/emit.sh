@@ -36,7 +36,28 @@ for p in "${shapes[@]}"; do
   echo "ok:   $p: gas and kernel text assemble to the JIT's $size bytes"
 done
 
-# Bad input: exit 2, message, and nothing (not even a partial file) written.
+# kind=copy: the gas text (symbol csum_and_copy) assembles to the JIT's bytes, and a C program
+# linking it copies and sums right at every length 0..300 and long ones, at a spread of source
+# and destination alignments, without touching the bytes around the destination.
+copies=(
+  "carry=adc,chains=4,unroll=16,kind=copy"
+  "carry=adc,chains=6,unroll=30,tail=overlap,sum=last,entry=lean,exact=40,short=128,kind=copy"
+  "carry=adcx,chains=2,unroll=8,words=loop,kind=copy"
+  "carry=add32,chains=3,unroll=9,tail=overlap,kind=copy"
+  "carry=cmov,chains=8,unroll=32,prefetch=256,hint=nta,exact=40,sum=last,kind=copy"
+)
+for p in "${copies[@]}"; do
+  "$CSUMTUNE" emit --params "$p" --format bin -o "$WORK/jit.bin" &&
+    "$CSUMTUNE" emit --params "$p" --style gas -o "$WORK/copy.S" &&
+    as "$WORK/copy.S" -o "$WORK/copy.o" &&
+    objcopy -O binary -j .text "$WORK/copy.o" "$WORK/copy.bin" || { fail "emit/assemble $p"; continue; }
+  cmp -s "$WORK/jit.bin" "$WORK/copy.bin" || fail "gas bytes differ from JIT bytes for $p"
+  grep -q "uint32_t csum_and_copy(const void \*src, void \*dst, int len, uint32_t sum)" "$WORK/copy.S" ||
+    fail "$p: the .S does not state the copying contract"
+  gcc -O1 -o "$WORK/copy_check" "$(dirname "$0")/copy/copy_check.c" "$WORK/copy.S" &&
+    out=$("$WORK/copy_check") && echo "ok:   $p: gas text = JIT bytes; linked from C: $out" ||
+    fail "$p: linked from C: ${out:-did not build}"
+done
 expect2() {
   local what=$1; shift
   "$@" 2>"$WORK/err" >/dev/null
@@ -45,6 +66,12 @@ expect2() {
   [[ -s "$WORK/err" ]] || fail "$what: no message"
   echo "ok:   $what -> 2: $(head -c 100 "$WORK/err")"
 }
+expect2 "kind=copy in kernel style" "$CSUMTUNE" emit --params carry=adc,kind=copy -o "$WORK/copy-kernel.S"
+[[ -e "$WORK/copy-kernel.S" ]] && fail "kind=copy in kernel style left a file behind"
+expect2 "kind=copy of a SIMD family" "$CSUMTUNE" emit --params carry=avx2,chains=2,unroll=4,kind=copy --style gas
+expect2 "kind=frob" "$CSUMTUNE" emit --params carry=adc,kind=frob --style gas
+
+# Bad input: exit 2, message, and nothing (not even a partial file) written.
 expect2 "bad symbol" "$CSUMTUNE" emit --params carry=adc --symbol "9-lives" -o "$WORK/bad.S"
 [[ -e "$WORK/bad.S" ]] && fail "bad symbol left a file behind"
 expect2 "bad params" "$CSUMTUNE" emit --params carry=adcx,chains=1 -o "$WORK/bad.S"

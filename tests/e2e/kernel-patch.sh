@@ -80,6 +80,7 @@ check "the 2013 thread's table against the tree's own file" bash -c "
 
 # Refused with exit 2.
 expect 2 "uses vector registers" -- "$CSUMTUNE" patch --tree "$tree" --params carry=avx512,chains=2,unroll=4 --no-figures
+expect 2 "kind=copy in kernel style" -- "$CSUMTUNE" patch --tree "$tree" --params carry=adc,kind=copy --no-figures
 mkdir -p "$work/arm/arch/arm64/lib"
 cp "$tree/Makefile" "$work/arm/"
 expect 2 "not an x86 kernel tree" -- "$CSUMTUNE" patch --tree "$work/arm" --params carry=adc --no-figures

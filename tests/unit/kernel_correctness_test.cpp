@@ -38,6 +38,34 @@ TEST_P(KernelCorrectness, MatchesReferenceEverywhere) {
 INSTANTIATE_TEST_SUITE_P(AllShapes, KernelCorrectness, ::testing::ValuesIn(representativeShapes()),
                          [](const auto& info) { return shapeName(info.param); });
 
+// kind=copy: every general-purpose shape as a copying kernel through the full plan, its
+// destination at other alignments and against the other guard page (verifyCopyKernel).
+std::vector<gen::Params> copyingShapes() {
+  std::vector<gen::Params> out;
+  for (gen::Params p : representativeShapes()) {
+    if (!gen::traitsOf(p.carry).kernelSafe()) continue;
+    p.kind = gen::Kind::Copy;
+    out.push_back(p);
+  }
+  return out;
+}
+
+class CopyCorrectness : public KernelCorrectness {};
+
+TEST_P(CopyCorrectness, CopiesAndMatchesReferenceEverywhere) {
+  const gen::Params& params = GetParam();
+  if (!missingFeatures(params).empty()) GTEST_SKIP() << "CPU lacks a feature";
+  const Kernel kernel = Jit::compile(params);
+  ASSERT_TRUE(kernel.copies());
+  EXPECT_EQ(kernel.fn(), nullptr);
+  const auto outcome = tuner::verifyCopyKernel(kernel.copyFn(), *fixture_, tuner::fullPlan(77));
+  EXPECT_TRUE(outcome.ok()) << params.toString() << ": " << *outcome.failure;
+  EXPECT_GT(outcome.calls, 200000u);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllShapes, CopyCorrectness, ::testing::ValuesIn(copyingShapes()),
+                         [](const auto& info) { return shapeName(info.param); });
+
 TEST(KernelShapes, CoverEveryFamilyChainAndUnroll) {
   EXPECT_EQ(representativeShapes().size(), 85u * 6 + 33u);
 }

@@ -145,6 +145,9 @@ TEST_F(LoaderTest, RefusesEveryBadFile) {
   json badParams = resultsFor("carry=adc,chains=9", host_, key_);
   expectRefused(write("badparams.json", badParams.dump()), Error::Kind::BadResults,
                 "chains must be in 1..8");
+  // load() and best() hand out csum_partial: a copying winner is not one.
+  expectRefused(write("copying.json", resultsFor("carry=adc,kind=copy", host_, key_).dump()),
+                Error::Kind::BadResults, "copying winner (kind=copy)");
   json noCpu = resultsFor("carry=adc", host_, key_);
   noCpu.erase("cpu");
   expectRefused(write("nocpu.json", noCpu.dump()), Error::Kind::BadResults, "field is missing");

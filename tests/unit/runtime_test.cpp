@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 #include "csumtune/csumtune.h"
@@ -30,6 +31,39 @@ TEST(CApi, CompilesCallsAndFrees) {
   }
   csumtune_kernel_free(k);
   csumtune_kernel_free(nullptr);
+}
+
+// A copying kernel (kind=copy) through both APIs: it is called as a copy, never as a sum.
+TEST(CApi, CopyingKernelsAreCalledAsCopies) {
+  char err[256] = "";
+  csumtune_kernel* k = csumtune_compile("carry=adc,chains=4,unroll=16,kind=copy", err, sizeof err);
+  ASSERT_NE(k, nullptr) << err;
+  EXPECT_EQ(csumtune_kernel_fn(k), nullptr);
+  csumtune_copy_fn copy = csumtune_kernel_copy_fn(k);
+  ASSERT_NE(copy, nullptr);
+  std::uint8_t src[777], dst[777 + 2];
+  for (int i = 0; i < 777; ++i) src[i] = static_cast<std::uint8_t>(i * 97 + 3);
+  for (int len = 0; len <= 777; ++len) {
+    std::memset(dst, 0xee, sizeof dst);
+    ASSERT_EQ(tuner::residue(copy(src, dst + 1, len, 0xfffffff0u)),
+              tuner::referenceResidue(src, len, 0xfffffff0u));
+    ASSERT_EQ(std::memcmp(dst + 1, src, static_cast<std::size_t>(len)), 0) << len;
+    ASSERT_EQ(dst[0], 0xee);
+    ASSERT_EQ(dst[len + 1], 0xee);
+  }
+  csumtune_kernel_free(k);
+  EXPECT_EQ(csumtune_kernel_copy_fn(nullptr), nullptr);
+  csumtune_kernel* summing = csumtune_compile("carry=adc", err, sizeof err);
+  ASSERT_NE(summing, nullptr);
+  EXPECT_EQ(csumtune_kernel_copy_fn(summing), nullptr);
+  csumtune_kernel_free(summing);
+
+  const Kernel copying = Jit::compile("carry=cmov,chains=2,unroll=8,kind=copy");
+  EXPECT_TRUE(copying.copies());
+  EXPECT_THROW(copying(src, 10, 0), Error);
+  EXPECT_EQ(tuner::residue(copying.copy(src, dst, 10, 0)), tuner::referenceResidue(src, 10, 0));
+  const Kernel sum = Jit::compile("carry=cmov,chains=2,unroll=8");
+  EXPECT_THROW(sum.copy(src, dst, 10, 0), Error);
 }
 
 TEST(CApi, BadParamsGiveNullAndAMessage) {

@@ -115,6 +115,76 @@ INSTANTIATE_TEST_SUITE_P(
       return name;
     });
 
+// Copying kernels (kind=copy): a correct one in plain C, and the bugs a copy can have.
+std::uint32_t plainCopy(const void* src, void* dst, int len, std::uint32_t sum) {
+  if (len > 0) std::memcpy(dst, src, static_cast<std::size_t>(len));
+  return plainKernel(src, len, sum);
+}
+
+// Leaves the last byte uncopied (a tail that sums but forgets to store).
+std::uint32_t copiesOneShort(const void* src, void* dst, int len, std::uint32_t sum) {
+  if (len > 1) std::memcpy(dst, src, static_cast<std::size_t>(len - 1));
+  return plainKernel(src, len, sum);
+}
+
+// Stores the tail as a whole 8-byte word: up to 7 bytes past the destination.
+std::uint32_t overWritesTail(const void* src, void* dst, int len, std::uint32_t sum) {
+  if (len <= 0) return sum;
+  const int whole = len & ~7;
+  std::memcpy(dst, src, static_cast<std::size_t>(whole));
+  if (len != whole) {
+    std::uint8_t word[8] = {};
+    std::memcpy(word, static_cast<const std::uint8_t*>(src) + whole,
+                static_cast<std::size_t>(len - whole));
+    std::memcpy(static_cast<std::uint8_t*>(dst) + whole, word, 8);
+  }
+  return plainKernel(src, len, sum);
+}
+
+// Writes one byte before the destination.
+std::uint32_t writesBefore(const void* src, void* dst, int len, std::uint32_t sum) {
+  if (len > 0) static_cast<volatile std::uint8_t*>(dst)[-1] = 0;
+  return plainCopy(src, dst, len, sum);
+}
+
+// Sums the destination before it was written (a store/load mix-up).
+std::uint32_t sumsTheDestination(const void* src, void* dst, int len, std::uint32_t sum) {
+  const std::uint32_t s = plainKernel(dst, len, sum);
+  if (len > 0) std::memcpy(dst, src, static_cast<std::size_t>(len));
+  return s;
+}
+
+// Writes through dst even when len <= 0.
+std::uint32_t writesOnEmpty(const void* src, void* dst, int len, std::uint32_t sum) {
+  *static_cast<volatile std::uint8_t*>(dst) = 0;
+  return plainCopy(src, dst, len, sum);
+}
+
+TEST_F(VerifierTest, PlainCopyPassesBothPlans) {
+  EXPECT_TRUE(verifyCopyKernel(plainCopy, *fixture_, fullPlan(1)).ok());
+  EXPECT_TRUE(verifyCopyKernel(plainCopy, *fixture_, quickPlan(64, 1)).ok());
+}
+
+TEST_F(VerifierTest, CatchesBrokenCopies) {
+  const struct {
+    const char* name;
+    CopyFn fn;
+    const char* expectedWords;
+  } broken[] = {{"one short", copiesOneShort, "wrong copy"},
+                {"over-write", overWritesTail, "wrote outside the destination"},
+                {"writes before", writesBefore, "wrote outside the destination for len=1 "},
+                {"sums dst", sumsTheDestination, "wrong sum"},
+                {"writes on empty", writesOnEmpty, "touched memory outside the buffers"}};
+  for (const auto& b : broken) {
+    for (const VerifyPlan& plan : {fullPlan(3), quickPlan(64, 3)}) {
+      const auto outcome = verifyCopyKernel(b.fn, *fixture_, plan);
+      ASSERT_FALSE(outcome.ok()) << b.name << " passed the " << plan.name << " plan";
+      EXPECT_NE(outcome.failure->find(b.expectedWords), std::string::npos)
+          << b.name << ": " << *outcome.failure;
+    }
+  }
+}
+
 TEST_F(VerifierTest, TheProcessSurvivesAFaultAndKeepsChecking) {
   EXPECT_FALSE(verifyKernel(overReadsTail, *fixture_, quickPlan(8, 1)).ok());
   EXPECT_TRUE(verifyKernel(plainKernel, *fixture_, quickPlan(8, 1)).ok());

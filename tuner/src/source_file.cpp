@@ -53,7 +53,29 @@ std::string exportInclude(const std::optional<std::pair<int, int>>& version) {
   return *version >= std::pair{6, 5} ? "#include <linux/export.h>" : "#include <asm/export.h>";
 }
 
+// What the function does, in the words of its prototype.
+std::string contract(const gen::Params& params) {
+  if (params.kind == gen::Kind::Copy) {
+    return " * uint32_t @SYMBOL@(const void *src, void *dst, int len, uint32_t sum);\n"
+           " *                                        SysV: rdi, rsi, edx, ecx -> eax\n"
+           " *\n"
+           " * Copies src[0..len) to dst[0..len) and returns the unfolded 32-bit ones'-complement\n"
+           " * sum of those bytes plus sum, in one pass (csum_and_copy). src and dst must not\n"
+           " * overlap. Reads no byte outside src, writes none outside dst; len <= 0 touches\n"
+           " * neither.";
+  }
+  return " * uint32_t @SYMBOL@(const void *buf, int len, uint32_t sum);   SysV: rdi, esi, edx -> "
+         "eax\n"
+         " *\n"
+         " * Unfolded 32-bit ones'-complement sum of buf[0..len) plus sum (Linux csum_partial\n"
+         " * semantics). Reads no byte outside the buffer; len <= 0 reads nothing.";
+}
+
 }  // namespace
+
+std::string defaultSymbol(const gen::Params& params) {
+  return params.kind == gen::Kind::Copy ? "csum_and_copy" : "csum_partial";
+}
 
 std::string replaceAll(std::string text, std::string_view key, std::string_view value) {
   for (std::size_t at = text.find(key); at != std::string::npos;
@@ -89,6 +111,11 @@ std::string renderSource(const SourceRequest& request) {
         "space: csumtune emit --style gas)",
         gen::toString(request.params.carry)));
   }
+  if (kernel && request.params.kind == gen::Kind::Copy) {
+    throw gen::ParamsError(
+        "kind=copy in kernel style (csum_partial_copy_generic, an exception-table entry on "
+        "every load and store) is not generated yet; for user space: csumtune emit --style gas");
+  }
   gen::KernelProgram program(request.params);
   const std::string body = gen::printAtt(program, {request.symbol, kernel});
   const std::size_t bytes = program.bytes().size();
@@ -97,6 +124,7 @@ std::string renderSource(const SourceRequest& request) {
   std::string extra;
   if (kernel && request.symbol == "csum_partial") extra = templates::ip_compute_csum();
   text = replaceAll(text, "@HEADER@", header(request, program.registers(), bytes));
+  text = replaceAll(text, "@CONTRACT@", contract(request.params));
   text = replaceAll(text, "@EXPORT_INCLUDE@", exportInclude(request.kernelVersion));
   text = replaceAll(text, "@BODY@", body);
   text = replaceAll(text, "@EXTRA@", extra);

@@ -30,6 +30,9 @@ std::string regenerateCommand(const SourceRequest& request);
 
 bool isValidSymbol(const std::string& symbol);
 
+// The function's name unless told otherwise: csum_partial, or csum_and_copy for kind=copy.
+std::string defaultSymbol(const gen::Params& params);
+
 // Every occurrence of `key` in `text` replaced by `value` (templates' @NAME@ placeholders).
 std::string replaceAll(std::string text, std::string_view key, std::string_view value);
 

@@ -29,9 +29,9 @@ class AdcxFamily final : public CarryFamily {
       ctx.b.xor_(zero.r32(), zero.r32());
       for (int w = 0; w < wordsPerPair; ++w) {
         if (w % 2 == 0) {
-          ctx.b.adcx(cfAcc, ctx.qword(base + 8 * w));
+          emitSumWord(ctx, Inst::kIdAdcx, cfAcc, ctx.qword(base + 8 * w));
         } else {
-          ctx.b.adox(ofAcc, ctx.qword(base + 8 * w));
+          emitSumWord(ctx, Inst::kIdAdox, ofAcc, ctx.qword(base + 8 * w));
         }
       }
       ctx.b.adcx(cfAcc, zero);

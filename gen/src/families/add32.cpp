@@ -16,7 +16,7 @@ class Add32Family final : public CarryFamily {
     const auto& scratch = ctx.regs.scratch;
     const int dwords = ctx.params.unroll * 2;
     for (int d = 0; d < dwords; ++d) {
-      ctx.b.mov(scratch.r32(), ctx.dword(4 * d));
+      emitLoad(ctx, scratch, ctx.dword(4 * d));
       ctx.b.add(ctx.regs.accumulators[static_cast<std::size_t>(d % ctx.params.chains)], scratch);
     }
   }

@@ -26,7 +26,7 @@ class CmovFamily final : public CarryFamily {
       const auto chain = static_cast<std::size_t>(w % ctx.params.chains);
       const Gp& counter = counters[chain % counters.size()];
       ctx.b.lea(scratch, ptr(counter, 1));
-      ctx.b.add(ctx.regs.accumulators[chain], ctx.qword(8 * w));
+      emitSumWord(ctx, Inst::kIdAdd, ctx.regs.accumulators[chain], ctx.qword(8 * w));
       ctx.b.cmovc(counter, scratch);
     }
   }

@@ -18,6 +18,9 @@ extern "C" {
 #endif
 
 typedef uint32_t (*csumtune_fn)(const void* buf, int len, uint32_t sum);
+/* A copying kernel (params with kind=copy): copies src[0..len) to dst and returns the sum of
+ * those bytes plus sum in one pass. src and dst must not overlap. */
+typedef uint32_t (*csumtune_copy_fn)(const void* src, void* dst, int len, uint32_t sum);
 typedef struct csumtune_kernel csumtune_kernel;
 
 /* Compiles the kernel described by `params` (e.g. "carry=adc,chains=4,unroll=16").
@@ -39,8 +42,12 @@ csumtune_kernel* csumtune_best(char* err, size_t errlen);
 /* Where the kernel came from: a results file, explicit params, or the default. */
 const char* csumtune_kernel_origin(const csumtune_kernel* k);
 
-/* The callable kernel; valid until csumtune_kernel_free(k). */
+/* The callable kernel; valid until csumtune_kernel_free(k). NULL for a copying kernel. */
 csumtune_fn csumtune_kernel_fn(const csumtune_kernel* k);
+
+/* The copying kernel (kind=copy); valid until csumtune_kernel_free(k). NULL for a summing
+ * kernel (and for NULL). */
+csumtune_copy_fn csumtune_kernel_copy_fn(const csumtune_kernel* k);
 
 /* The kernel's canonical parameter string; valid until csumtune_kernel_free(k). */
 const char* csumtune_kernel_params(const csumtune_kernel* k);

@@ -33,23 +33,36 @@ class Kernel {
   Kernel& operator=(Kernel&&) noexcept;
   ~Kernel();
 
-  KernelFn fn() const { return fn_; }
+  // The summing function (csum_partial); nullptr for a copying kernel.
+  KernelFn fn() const { return copies() ? nullptr : fn_; }
+  // The copying function (csum_and_copy, kind=copy); nullptr for a summing kernel.
+  CopyFn copyFn() const { return copies() ? copyFn_ : nullptr; }
+  bool copies() const { return params_.kind == gen::Kind::Copy; }
   const gen::Params& params() const { return params_; }
   const std::string& canonical() const { return canonical_; }
   // Bytes of machine code (what the .S assembles to).
   std::size_t size() const { return size_; }
 
+  // Summing kernels only (a copying kernel throws Error::BadParams: call copy()).
   std::uint32_t operator()(const void* buf, int len, std::uint32_t sum) const {
+    if (copies()) wrongKind();
     return fn_(buf, len, sum);
+  }
+  // Copying kernels only (a summing kernel throws Error::BadParams).
+  std::uint32_t copy(const void* src, void* dst, int len, std::uint32_t sum) const {
+    if (!copies()) wrongKind();
+    return copyFn_(src, dst, len, sum);
   }
 
  private:
   friend class Jit;
   struct Code;  // the executable memory and the runtime that owns it
-  Kernel(std::unique_ptr<Code> code, KernelFn fn, const gen::Params& params, std::size_t size);
+  Kernel(std::unique_ptr<Code> code, void* entry, const gen::Params& params, std::size_t size);
+  [[noreturn]] void wrongKind() const;
 
   std::unique_ptr<Code> code_;
   KernelFn fn_ = nullptr;
+  CopyFn copyFn_ = nullptr;
   gen::Params params_;
   std::string canonical_;
   std::size_t size_ = 0;

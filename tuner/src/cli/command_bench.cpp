@@ -73,6 +73,12 @@ KernelSet prepareKernels(const BenchOptions& options) {
                          tuner::functionSize(reinterpret_cast<const void*>(source.fn()))});
   }
   for (const gen::Params& p : params) {
+    if (p.kind == gen::Kind::Copy) {
+      throw UsageError(
+          fmt::format("{}: bench times summing kernels; a copying one (kind=copy) is not timed yet "
+                      "(csumtune verify checks it)",
+                      p.toString()));
+    }
     set.jit.push_back(Jit::compile(p));  // refuses kernels the CPU cannot run (exit 2)
     set.timed.push_back(
         {p.toString(), p.toString(), "jit", set.jit.back().fn(), set.jit.back().size()});

@@ -18,7 +18,7 @@ namespace {
 struct EmitOptions {
   std::string params;
   std::string style = "kernel";
-  std::string symbol = "csum_partial";
+  std::string symbol;  // empty: csum_partial, or csum_and_copy for kind=copy
   std::string format = "s";
   std::string output;
 };
@@ -27,7 +27,7 @@ void runEmit(const EmitOptions& options) {
   tuner::SourceRequest request;
   request.params = parseParamsOption(options.params);
   request.style = options.style == "gas" ? tuner::SourceStyle::Gas : tuner::SourceStyle::Kernel;
-  request.symbol = options.symbol;
+  request.symbol = options.symbol.empty() ? tuner::defaultSymbol(request.params) : options.symbol;
 
   std::string content;
   try {
@@ -59,7 +59,8 @@ void addEmitCommand(CLI::App& app) {
       ->required();
   cmd->add_option("--style", options->style, "kernel (Linux arch/x86/lib) or gas (user space)")
       ->check(CLI::IsMember({"kernel", "gas"}));
-  cmd->add_option("--symbol", options->symbol, "Function name (default csum_partial)");
+  cmd->add_option("--symbol", options->symbol,
+                  "Function name (default csum_partial; csum_and_copy for kind=copy)");
   cmd->add_option("--format", options->format, "s (assembler text) or bin (raw bytes)")
       ->check(CLI::IsMember({"s", "bin"}));
   cmd->add_option("-o,--output", options->output, "Output file (default: standard output)");

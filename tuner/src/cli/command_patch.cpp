@@ -171,6 +171,12 @@ int runPatch(const PatchOptions& o) {
         "with --kernel-safe)",
         gen::toString(from.params.carry)));
   }
+  if (from.params.kind != gen::Kind::Sum) {
+    throw UsageError(
+        "kind=copy in kernel style (csum_partial_copy_generic in csum-copy_64.S, an "
+        "exception-table entry on every load and store) is not generated yet: patch replaces "
+        "csum_partial");
+  }
   checkOutput(o.out);
   tuner::SourceRequest request;
   request.params = from.params;

@@ -26,6 +26,7 @@ struct VerifyOptions {
   bool quick = false;
   bool kernelSafe = false;
   bool frames = false;
+  std::string kind = "sum";  // --all: the space's kernels as summing or as copying ones
   unsigned threads = 0;
   std::uint64_t seed = 0x5eed;
 };
@@ -49,7 +50,9 @@ bool verifyOne(const VerifyOptions& options, const gen::Params& params,
   std::string failure;
   try {
     const Kernel kernel = Jit::compile(params);
-    const auto outcome = tuner::verifyKernel(kernel.fn(), fixture, planFor(options, params));
+    const auto plan = planFor(options, params);
+    const auto outcome = kernel.copies() ? tuner::verifyCopyKernel(kernel.copyFn(), fixture, plan)
+                                         : tuner::verifyKernel(kernel.fn(), fixture, plan);
     tally.calls += outcome.calls;
     if (outcome.ok()) return true;
     failure = *outcome.failure;
@@ -105,10 +108,20 @@ std::vector<gen::Params> frameSpace(bool kernelSafe) {
   return out;
 }
 
+// --kind copy: the general-purpose kernels of `space` as copying kernels.
+std::vector<gen::Params> asKind(std::vector<gen::Params> space, const std::string& kind) {
+  if (kind == "sum") return space;
+  std::erase_if(space, [](const gen::Params& p) { return !gen::traitsOf(p.carry).kernelSafe(); });
+  for (gen::Params& p : space) p.kind = gen::Kind::Copy;
+  return space;
+}
+
 void verifyAll(const VerifyOptions& options) {
-  const auto points = gen::enumerateSpace({options.kernelSafe, false}).size();
-  const auto space = options.frames ? frameSpace(options.kernelSafe)
-                                    : gen::enumerateSpace({options.kernelSafe, true});
+  const bool generalOnly = options.kernelSafe || options.kind == "copy";
+  const auto points = asKind(gen::enumerateSpace({generalOnly, false}), options.kind).size();
+  const auto space =
+      asKind(options.frames ? frameSpace(generalOnly) : gen::enumerateSpace({generalOnly, true}),
+             options.kind);
   const tuner::VerifyFixture fixture(options.seed);
   Tally tally;
   std::atomic<std::size_t> next{0};
@@ -140,13 +153,15 @@ void verifyAll(const VerifyOptions& options) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   for (const auto& failure : tally.failures) fmt::print("{}\n", failure);
   if (options.frames) {
-    fmt::print("{} space, every short-path variant of every loop shape: {} distinct kernels\n",
-               options.kernelSafe ? "kernel-safe" : "full", space.size());
+    fmt::print("{} space{}, every short-path variant of every loop shape: {} distinct kernels\n",
+               generalOnly ? "kernel-safe" : "full",
+               options.kind == "copy" ? " as copying kernels" : "", space.size());
   } else {
     fmt::print(
-        "{} space: {} parameter points, {} distinct kernels (prefetch=0 is the same code for "
+        "{} space{}: {} parameter points, {} distinct kernels (prefetch=0 is the same code for "
         "every hint)\n",
-        options.kernelSafe ? "kernel-safe" : "full", points, space.size());
+        generalOnly ? "kernel-safe" : "full", options.kind == "copy" ? " as copying kernels" : "",
+        points, space.size());
   }
   fmt::print("verified {} kernels ({} plan, {} calls) in {:.1f} s on {} threads: {} failed",
              space.size() - tally.skipped, options.quick ? "quick" : "full", tally.calls.load(),
@@ -166,7 +181,8 @@ void addVerifyCommand(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "verify",
       "Check kernels against the plain reference (lengths, alignments, data, initial "
-      "sums, guard pages). Exit 1 on any wrong sum or stray read");
+      "sums, guard pages; copying kernels: the copy too). Exit 1 on any wrong sum, wrong copy, "
+      "stray read or stray write");
   auto* params =
       cmd->add_option("--params", options->params,
                       "Kernel to verify, e.g. carry=adc,chains=4,unroll=16 (repeatable)");
@@ -181,6 +197,10 @@ void addVerifyCommand(CLI::App& app) {
                             fmt::join(tuner::kFrameCheckLengths, ",")));
   cmd->add_flag("--kernel-safe", options->kernelSafe,
                 "With --all: only kernels that may run in the Linux kernel");
+  cmd->add_option("--kind", options->kind,
+                  "With --all: the kernels as summing (sum, default) or as copying ones (copy: "
+                  "the general-purpose families)")
+      ->check(CLI::IsMember({"sum", "copy"}));
   cmd->add_option("--threads", options->threads, "Worker threads for --all (default: all CPUs)")
       ->check(CLI::Range(1, 256));
   cmd->add_option("--seed", options->seed, "Seed for random data, sums and lengths")

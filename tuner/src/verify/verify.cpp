@@ -22,6 +22,8 @@ std::vector<std::uint32_t> initialSums(std::mt19937_64& rng) {
           static_cast<std::uint32_t>(rng()) | 0x80000000u};
 }
 
+}  // namespace
+
 std::uint8_t* placeBuffer(const GuardedBuffer& buffer, int len, Placement placement, int slack) {
   switch (placement.kind) {
     case Placement::AgainstStart:
@@ -49,8 +51,6 @@ std::string describePlacement(Placement placement) {
   }
   return fmt::format("at alignment {} mod 64", placement.alignment);
 }
-
-}  // namespace
 
 const char* toString(DataPattern pattern) {
   switch (pattern) {

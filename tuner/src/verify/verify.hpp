@@ -91,4 +91,16 @@ struct VerifyOutcome {
 
 VerifyOutcome verifyKernel(KernelFn fn, const VerifyFixture& fixture, const VerifyPlan& plan);
 
+// A copying kernel (kind=copy) over the same plan: each case's source is placed as for
+// verifyKernel, its destination in a guarded buffer of its own at another alignment (and
+// against the other guard page when the source is against one); the copy must be exact, the
+// sum right, and the 256 bytes on either side of the destination untouched. Reads outside
+// the source and writes outside the destination buffer fault.
+VerifyOutcome verifyCopyKernel(CopyFn fn, const VerifyFixture& fixture, const VerifyPlan& plan);
+
+// Where a case puts a buffer of `len` bytes in `buffer` (leaving `slack` readable bytes after
+// it when placed against the end), and how a message says so.
+std::uint8_t* placeBuffer(const GuardedBuffer& buffer, int len, Placement placement, int slack);
+std::string describePlacement(Placement placement);
+
 }  // namespace csumtune::tuner

@@ -35,6 +35,10 @@ struct RegisterPlan {
   asmjit::x86::Gp scratch;                     // loads, lea+1, adcx zero, folding
   std::vector<asmjit::x86::Gp> calleeSaved;    // pushed in this order, popped reversed
   int vectorAccumulators = 0;                  // SIMD families: vector registers 0..n-1
+  // kind=copy only (invalid otherwise): dst - src, so that a word loaded from disp(buffer)
+  // is stored to disp(buffer, delta); and the register a word passes through on its way.
+  asmjit::x86::Gp delta;     // r11
+  asmjit::x86::Gp copyWord;  // r10
 };
 
 RegisterPlan planRegisters(const Params& params);

@@ -54,6 +54,13 @@ inline constexpr int kSumEntryCount = 2;
 enum class Entry : std::uint8_t { Checked, Lean };
 inline constexpr int kEntryCount = 2;
 
+// What the kernel does with the bytes: sums them (`sum`: Linux's csum_partial(buf, len, sum)),
+// or sums them while copying them to a destination in the same pass (`copy`:
+// csum_and_copy(src, dst, len, sum), the job of the kernel's csum_partial_copy_generic): every
+// word loaded is added and stored at the same offset from dst. General-purpose families only.
+enum class Kind : std::uint8_t { Sum, Copy };
+inline constexpr int kKindCount = 2;
+
 // CPU features a kernel may need; the runtime checks them against the host before it
 // runs anything.
 enum class CpuFeature : std::uint8_t { Adx, Avx2, Avx512F, Avx512Vnni };
@@ -114,6 +121,7 @@ struct Params {
   int shortBelow = 64;  // key `short`: buffers under it take the short path when the block
                         // is larger (0 = no short path)
   Words words = Words::Ladder;
+  Kind kind = Kind::Sum;
 
   // Bytes consumed by one iteration of the main loop.
   int blockBytes() const { return unroll * traitsOf(carry).unitBytes; }
@@ -155,6 +163,7 @@ void validate(const Params& params);
 
 std::string_view toString(Tail tail);
 std::string_view toString(Words words);
+std::string_view toString(Kind kind);
 std::string_view toString(SumEntry sum);
 std::string_view toString(Entry entry);
 
