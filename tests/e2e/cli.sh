@@ -47,7 +47,15 @@ expect 2 "unknown key 'speed'" -- "$CSUMTUNE" verify --params speed=9
 out=$("$CSUMTUNE" verify --params carry=adc,chains=4,unroll=16,exact=40,kind=copy --quick 2>&1) &&
   [[ $out == "ok    carry=adc,chains=4,unroll=16,prefetch=0,hint=t0,exact=40,kind=copy"* ]] &&
   echo "ok:   verify checks a copying kernel" || { echo "FAIL: verify kind=copy: $out"; failures=$((failures + 1)); }
-expect 2 "not timed yet" -- "$CSUMTUNE" bench --params carry=adc,kind=copy --sizes 64 --repeat 5
+# bench of copying kernels: against linux-csum-copy (first, the reference) and memcpy + the
+# summing kernel of the same loop; not mixed with summing kernels.
+out=$("$CSUMTUNE" bench --baseline --params carry=adc,chains=2,unroll=8,kind=copy --sizes 40,1500 --repeat 5 --format csv 2>/dev/null) &&
+  [[ $out == *"linux-csum-copy"* && $out == *"carry=adc,chains=2,unroll=8,prefetch=0,hint=t0,kind=copy"* &&
+     $out == *"memcpy+carry=adc,chains=2,unroll=8,prefetch=0,hint=t0"* ]] &&
+  echo "ok:   bench times a copying kernel beside linux-csum-copy and memcpy + sum" ||
+  { echo "FAIL: bench kind=copy: $out"; failures=$((failures + 1)); }
+expect 2 "not both in one run" -- "$CSUMTUNE" bench --params carry=adc,kind=copy --params carry=adc --sizes 64 --repeat 5
+expect 2 "not a baseline for copying kernels" -- "$CSUMTUNE" bench --params carry=adc,kind=copy --baseline-source /nonexistent.c --sizes 64 --repeat 5
 expect 2 "kind=copy in kernel style" -- "$CSUMTUNE" kmod --params carry=adc,kind=copy -o "${TMPDIR:-/tmp}/csumtune-copy-kmod-$$"
 [[ -e "${TMPDIR:-/tmp}/csumtune-copy-kmod-$$" ]] && { echo "FAIL: a refused kmod wrote its folder"; failures=$((failures + 1)); }
 expect 2 "general-purpose families" -- "$CSUMTUNE" verify --params carry=avx512,chains=2,unroll=4,kind=copy

@@ -2,6 +2,7 @@
 //                [--set-size MB] [--offset N] [--repeat N] [--cpu N] [--format F] [-o FILE]
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <set>
@@ -49,10 +50,65 @@ struct KernelSet {
   std::vector<std::unique_ptr<tuner::SourceBaseline>> sources;  // --baseline-source
 };
 
+// Copying kernels (kind=copy), each beside what it replaces: linux-csum-copy (our own
+// implementation of the kernel's csum-copy_64.S algorithm, first: the reference) and memcpy
+// followed by the summing kernel of the same loop (two passes), with --baseline.
+KernelSet prepareCopyKernels(const BenchOptions& options, const std::vector<gen::Params>& params) {
+  KernelSet set;
+  for (const gen::Params& p : params) {
+    if (p.kind != gen::Kind::Copy) {
+      throw UsageError("bench times summing or copying kernels (kind=copy), not both in one run");
+    }
+  }
+  if (!options.baselineSources.empty()) {
+    throw UsageError(
+        "--baseline-source is a csum_partial file: not a baseline for copying kernels");
+  }
+  using Call = tuner::TimedKernel::Call;
+  if (options.baseline) {
+    tuner::TimedKernel linux{
+        tuner::kLinuxCsumCopyName, "", "baseline-linux", nullptr,
+        tuner::functionSize(reinterpret_cast<const void*>(&tuner::csumtune_linux_csum_copy))};
+    linux.call = Call::Copy;
+    linux.copyFn = tuner::csumtune_linux_csum_copy;
+    set.timed.push_back(linux);
+  }
+  for (const gen::Params& p : params) {
+    set.jit.push_back(Jit::compile(p));  // refuses kernels the CPU cannot run (exit 2)
+    tuner::TimedKernel copy{p.toString(), p.toString(), "jit", nullptr, set.jit.back().size()};
+    copy.call = Call::Copy;
+    copy.copyFn = set.jit.back().copyFn();
+    set.timed.push_back(copy);
+    if (!options.baseline) continue;
+    gen::Params summing = p;
+    summing.kind = gen::Kind::Sum;
+    set.jit.push_back(Jit::compile(summing));
+    tuner::TimedKernel twoPass{"memcpy+" + summing.toString(), summing.toString(),
+                               "baseline-two-pass", set.jit.back().fn(), set.jit.back().size()};
+    twoPass.call = Call::MemcpyThenSum;
+    set.timed.push_back(twoPass);
+  }
+  // Every candidate is proven correct before it is timed: the copy as a copy, the two-pass
+  // one's summing kernel as a sum (memcpy is the C library's).
+  const tuner::VerifyFixture fixture(options.seed);
+  for (const auto& k : set.timed) {
+    const auto plan = tuner::quickPlan(256, options.seed);
+    const auto outcome = k.call == Call::Copy ? tuner::verifyCopyKernel(k.copyFn, fixture, plan)
+                                              : tuner::verifyKernel(k.fn, fixture, plan);
+    if (!outcome.ok())
+      throw CheckFailed(fmt::format("{} is wrong, not timing it: {}", k.name, *outcome.failure));
+  }
+  return set;
+}
+
 KernelSet prepareKernels(const BenchOptions& options) {
   KernelSet set;
   std::vector<gen::Params> params;
   for (const std::string& text : options.params) params.push_back(parseParamsOption(text));
+  if (std::any_of(params.begin(), params.end(),
+                  [](const gen::Params& p) { return p.kind == gen::Kind::Copy; })) {
+    return prepareCopyKernels(options, params);
+  }
   const bool baselines = options.baseline || params.empty();
   if (params.empty()) params.push_back(gen::Params{});
   if (baselines) {
@@ -73,12 +129,6 @@ KernelSet prepareKernels(const BenchOptions& options) {
                          tuner::functionSize(reinterpret_cast<const void*>(source.fn()))});
   }
   for (const gen::Params& p : params) {
-    if (p.kind == gen::Kind::Copy) {
-      throw UsageError(
-          fmt::format("{}: bench times summing kernels; a copying one (kind=copy) is not timed yet "
-                      "(csumtune verify checks it)",
-                      p.toString()));
-    }
     set.jit.push_back(Jit::compile(p));  // refuses kernels the CPU cannot run (exit 2)
     set.timed.push_back(
         {p.toString(), p.toString(), "jit", set.jit.back().fn(), set.jit.back().size()});

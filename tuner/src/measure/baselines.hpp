@@ -36,6 +36,13 @@ inline constexpr const char* kReferenceName = "linux-v6.8";
 inline constexpr const char* kLinuxV517Name = "linux-v5.17";
 inline constexpr const char* kLinuxLikeName = "linux-like";
 
+// Copying kernels (kind=copy) are measured against linux-csum-copy, our own implementation of
+// the algorithm of the kernel's csum-copy_64.S (measure/linux_csum_copy.S), and against a
+// memcpy followed by the summing kernel of the same loop (two passes).
+inline constexpr const char* kLinuxCsumCopyName = "linux-csum-copy";
+extern "C" std::uint32_t csumtune_linux_csum_copy(const void* src, void* dst, int len,
+                                                  std::uint32_t sum);
+
 // The tuner's reference: linux-v6.8.
 const Baseline& referenceBaseline();
 // The compiled-in baselines bench --baseline shows: plain-c, linux-v6.8, linux-v5.17.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 namespace csumtune::tuner {
 namespace {
@@ -9,13 +10,16 @@ namespace {
 // address depend on the previous call's result.
 volatile std::uint32_t gSerialize = 0;
 
-// The timed loop, compiled once per mode so that no mode test sits between the calls.
-template <bool Serialize>
-double timeBatchIn(KernelFn fn, int len, std::size_t iterations, Timer& timer, Workload& workload,
-                   std::size_t& cursor) {
+// The timed loop, compiled once per mode and call shape so that no test sits between calls.
+template <bool Serialize, TimedKernel::Call Call>
+double timeBatchIn(const TimedKernel& kernel, int len, std::size_t iterations, Timer& timer,
+                   Workload& workload, std::size_t& cursor) {
   const std::uint8_t* base = workload.base();
   const std::uint32_t* positions = workload.positions();
   const std::size_t mask = workload.mask();
+  std::uint8_t* dst = workload.destination();
+  const KernelFn fn = kernel.fn;
+  const CopyFn copyFn = kernel.copyFn;
   const std::uint32_t dependency = Serialize ? gSerialize : 0;
   std::uint32_t sum = 0;
   std::size_t at = cursor;
@@ -26,7 +30,14 @@ double timeBatchIn(KernelFn fn, int len, std::size_t iterations, Timer& timer, W
     // execution cannot overlap calls (or, cold, their cache misses): a call's latency.
     const std::uint8_t* buf = base + positions[at++ & mask];
     if constexpr (Serialize) buf += (sum & dependency);
-    sum = fn(buf, len, sum);
+    if constexpr (Call == TimedKernel::Call::Sum) {
+      sum = fn(buf, len, sum);
+    } else if constexpr (Call == TimedKernel::Call::Copy) {
+      sum = copyFn(buf, dst, len, sum);
+    } else {
+      std::memcpy(dst, buf, static_cast<std::size_t>(len));
+      sum = fn(dst, len, sum);
+    }
   }
   const std::uint64_t stop = timer.stop();
   cursor = at;
@@ -35,12 +46,28 @@ double timeBatchIn(KernelFn fn, int len, std::size_t iterations, Timer& timer, W
   return std::max(elapsed, 0.0) / static_cast<double>(iterations);
 }
 
+template <bool Serialize>
+double timeBatchAs(const TimedKernel& kernel, int len, std::size_t iterations, Timer& timer,
+                   Workload& workload, std::size_t& cursor) {
+  using C = TimedKernel::Call;
+  switch (kernel.call) {
+    case C::Copy:
+      return timeBatchIn<Serialize, C::Copy>(kernel, len, iterations, timer, workload, cursor);
+    case C::MemcpyThenSum:
+      return timeBatchIn<Serialize, C::MemcpyThenSum>(kernel, len, iterations, timer, workload,
+                                                      cursor);
+    case C::Sum:
+      break;
+  }
+  return timeBatchIn<Serialize, C::Sum>(kernel, len, iterations, timer, workload, cursor);
+}
+
 }  // namespace
 
-double timeBatch(KernelFn fn, int len, std::size_t iterations, Timer& timer, Workload& workload,
-                 std::size_t& cursor, bool serialize) {
-  return serialize ? timeBatchIn<true>(fn, len, iterations, timer, workload, cursor)
-                   : timeBatchIn<false>(fn, len, iterations, timer, workload, cursor);
+double timeBatch(const TimedKernel& kernel, int len, std::size_t iterations, Timer& timer,
+                 Workload& workload, std::size_t& cursor, bool serialize) {
+  return serialize ? timeBatchAs<true>(kernel, len, iterations, timer, workload, cursor)
+                   : timeBatchAs<false>(kernel, len, iterations, timer, workload, cursor);
 }
 
 namespace {
@@ -53,7 +80,7 @@ std::size_t calibrate(const std::vector<TimedKernel>& kernels, int len, const Me
   for (const TimedKernel& k : kernels) {
     double best = 1e300;
     for (int i = 0; i < 5; ++i)
-      best = std::min(best, timeBatch(k.fn, len, 16, timer, workload, cursor, config.serialize));
+      best = std::min(best, timeBatch(k, len, 16, timer, workload, cursor, config.serialize));
     fastest = std::min(fastest, best);
   }
   const double iterations = std::ceil(config.targetBatchTicks / std::max(fastest, 1.0));
@@ -80,7 +107,7 @@ std::vector<KernelSamples> measureInterleaved(const std::vector<TimedKernel>& ke
     for (auto& r : results) {
       r.sizes[s].iterations = iterations[s];
       for (int w = 0; w < config.warmupBatches; ++w) {
-        timeBatch(r.kernel.fn, config.sizes[s], iterations[s], timer, workload, cursor,
+        timeBatch(r.kernel, config.sizes[s], iterations[s], timer, workload, cursor,
                   config.serialize);
       }
     }
@@ -94,7 +121,7 @@ std::vector<KernelSamples> measureInterleaved(const std::vector<TimedKernel>& ke
       // Rotate the order each round: no kernel always runs right after the same other one.
       for (std::size_t j = 0; j < results.size(); ++j) {
         auto& r = results[(j + static_cast<std::size_t>(round)) % results.size()];
-        r.sizes[s].perCall.push_back(timeBatch(r.kernel.fn, config.sizes[s], iterations[s], timer,
+        r.sizes[s].perCall.push_back(timeBatch(r.kernel, config.sizes[s], iterations[s], timer,
                                                workload, cursor, config.serialize));
         ++done;
       }

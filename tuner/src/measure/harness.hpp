@@ -21,6 +21,11 @@ struct TimedKernel {
   std::string kind;    // "jit", "baseline-c", "baseline-linux"
   KernelFn fn = nullptr;
   std::size_t bytes = 0;  // code size (0: unknown)
+  // How a call goes: fn(buf, len, sum); copyFn(buf, dst, len, sum) for a copying kernel; or
+  // memcpy(dst, buf, len) and then fn(dst, len, sum) — copy and sum in two passes. dst is
+  // the workload's destination.
+  enum class Call { Sum, Copy, MemcpyThenSum } call = Call::Sum;
+  CopyFn copyFn = nullptr;
 };
 
 // Under --wait-quiet a long measurement keeps only the rounds measured while the machine was
@@ -60,10 +65,10 @@ std::vector<KernelSamples> measureInterleaved(const std::vector<TimedKernel>& ke
                                               const MeasureConfig& config, Timer& timer,
                                               Workload& workload, const ProgressFn& progress = {});
 
-// One batch: `iterations` calls of `fn` on consecutive workload buffers, chained through the
+// One batch: `iterations` calls of the kernel on consecutive workload buffers, chained through the
 // sum (and, with `serialize`, through the next buffer's address); returns timer units per
 // call with the overhead subtracted.
-double timeBatch(KernelFn fn, int len, std::size_t iterations, Timer& timer, Workload& workload,
-                 std::size_t& cursor, bool serialize);
+double timeBatch(const TimedKernel& kernel, int len, std::size_t iterations, Timer& timer,
+                 Workload& workload, std::size_t& cursor, bool serialize);
 
 }  // namespace csumtune::tuner

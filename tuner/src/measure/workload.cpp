@@ -15,7 +15,7 @@ const char* toString(CacheState cache) {
 }
 
 Workload::Workload(const WorkloadConfig& config, std::size_t maxLength)
-    : config_(config), maxLength_(maxLength) {
+    : config_(config), maxLength_(maxLength), destination_(maxLength + 64) {
   if (config.offset < 0 || config.offset > 63) throw std::invalid_argument("offset must be 0..63");
   const std::size_t span = maxLength + 128;
   if (config.cache == CacheState::Cold && config.setSizeBytes < 2 * span) {

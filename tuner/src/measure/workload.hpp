@@ -39,6 +39,12 @@ class Workload {
   std::size_t setSize() const;
   // The longest call the workload was built for.
   std::size_t maxLength() const { return maxLength_; }
+  // Where copying kernels write: one 64-byte-aligned buffer of maxLength() bytes, the same
+  // for every call (it stays in cache, hot or cold: a cold source is what the copy meets).
+  std::uint8_t* destination() {
+    return destination_.data() +
+           (64 - reinterpret_cast<std::uintptr_t>(destination_.data()) % 64) % 64;
+  }
 
  private:
   WorkloadConfig config_;
@@ -46,6 +52,7 @@ class Workload {
   std::uint8_t* base_ = nullptr;
   std::size_t maxLength_ = 0;
   std::vector<std::uint32_t> positions_;
+  std::vector<std::uint8_t> destination_;
 };
 
 }  // namespace csumtune::tuner
