@@ -60,6 +60,7 @@ expect 2 "kind=copy in kernel style" -- "$CSUMTUNE" kmod --params carry=adc,kind
 [[ -e "${TMPDIR:-/tmp}/csumtune-copy-kmod-$$" ]] && { echo "FAIL: a refused kmod wrote its folder"; failures=$((failures + 1)); }
 expect 2 "general-purpose families" -- "$CSUMTUNE" verify --params carry=avx512,chains=2,unroll=4,kind=copy
 expect 2 "key 'kind' given twice" -- "$CSUMTUNE" verify --params carry=adc,kind=copy,kind=copy
+expect 2 "--kind goes with --all" -- "$CSUMTUNE" verify --params carry=adc --kind copy
 expect 2 "prefetch must be 0..4096 in steps of 64" -- "$CSUMTUNE" verify --params prefetch=10
 expect 2 "needs AVX512F" -- env CSUMTUNE_DISABLE_FEATURES=AVX512F "$CSUMTUNE" verify --params carry=avx512
 expect 2 "needs AVX2" -- env CSUMTUNE_DISABLE_FEATURES=AVX2 "$CSUMTUNE" bench --params carry=avx2 --repeat 5

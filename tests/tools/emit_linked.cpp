@@ -23,8 +23,8 @@ int main(int argc, char** argv) {
   for (const auto& frame : csumtune::testing::representativeFrames()) kernels.push_back(frame);
   for (const auto& params : kernels) {
     const std::string symbol = "csumtune_linked_" + std::to_string(index++);
-    assembly +=
-        csumtune::tuner::renderSource({params, csumtune::tuner::SourceStyle::Gas, symbol, {}, {}});
+    assembly += csumtune::tuner::renderSource(
+        {params, csumtune::tuner::SourceStyle::Gas, symbol, {}, {}, {}});
     table += "extern \"C\" std::uint32_t " + symbol + "(const void*, int, std::uint32_t);\n";
     entries += "    {\"" + params.toString() + "\", " + symbol + "},\n";
   }

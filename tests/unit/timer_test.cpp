@@ -44,7 +44,9 @@ TEST(Timer, TheDefaultTimerSaysWhatItCounts) {
   std::string why;
   auto timer = makeTimer(false, &why);
   EXPECT_TRUE(timer->unit() == "cycles" || timer->unit() == "tsc-ticks");
-  if (timer->unit() == "tsc-ticks") EXPECT_FALSE(why.empty()) << "no reason for not using cycles";
+  if (timer->unit() == "tsc-ticks") {
+    EXPECT_FALSE(why.empty()) << "no reason for not using cycles";
+  }
   auto tsc = makeTimer(true, &why);
   EXPECT_EQ(tsc->unit(), "tsc-ticks");
   EXPECT_EQ(why, "TSC requested");

@@ -36,7 +36,7 @@ void runKmod(const KmodOptions& o) {
     tunedOn = "the winner of " + o.results;
   }
   tuner::SourceRequest request{
-      params, tuner::SourceStyle::Kernel, "csum_partial_tuned", tunedOn, {}};
+      params, tuner::SourceStyle::Kernel, "csum_partial_tuned", tunedOn, {}, {}};
   std::string tuned;
   try {
     tuned = tuner::renderSource(request);  // refuses SIMD families: the kernel may not use them

@@ -210,6 +210,9 @@ void addVerifyCommand(CLI::App& app) {
     if (!options->all && options->params.empty()) {
       throw UsageError("verify needs --params P or --all");
     }
+    if (!options->all && options->kind != "sum") {
+      throw UsageError("--kind goes with --all; with --params, say kind=copy in the params");
+    }
     if (options->all) {
       verifyAll(*options);
     } else {
