@@ -128,6 +128,7 @@ const std::map<InstId, Form>& vocabulary() {
       {x86::Inst::kIdVpaddq, Form::Plain},
       {x86::Inst::kIdVpaddd, Form::Plain},
       {x86::Inst::kIdVmovdqu, Form::Plain},
+      {x86::Inst::kIdVmovdqu64, Form::Plain},
       {x86::Inst::kIdVmovq, Form::Plain},
       {x86::Inst::kIdVpbroadcastq, Form::Plain},
       {x86::Inst::kIdVpbroadcastd, Form::Plain},

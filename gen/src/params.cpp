@@ -229,9 +229,9 @@ std::string validationError(const Params& p) {
     return fmt::format("exact must be 0 (none) or {}..{} (got {})", L::kMinExact, L::kMaxExact,
                        p.exact);
   }
-  if (p.kind == Kind::Copy && traits.isVector()) {
-    return fmt::format("kind=copy is for the general-purpose families (carry={} is SIMD)",
-                       traits.name);
+  // avx512vnni counts its iterations in r10, the register a copied word passes through.
+  if (p.kind == Kind::Copy && p.carry == Carry::Avx512Vnni) {
+    return "kind=copy is for adc, adcx, add32, cmov, avx2 and avx512 (not avx512vnni)";
   }
   const auto& bounds = L::kShortBounds;
   if (p.shortBelow != 0 &&

@@ -45,6 +45,8 @@ copies=(
   "carry=adcx,chains=2,unroll=8,words=loop,kind=copy"
   "carry=add32,chains=3,unroll=9,tail=overlap,kind=copy"
   "carry=cmov,chains=8,unroll=32,prefetch=256,hint=nta,exact=40,sum=last,kind=copy"
+  "carry=avx2,chains=2,unroll=8,tail=overlap,kind=copy"
+  "carry=avx512,chains=4,unroll=16,exact=40,short=256,kind=copy"
 )
 for p in "${copies[@]}"; do
   "$CSUMTUNE" emit --params "$p" --format bin -o "$WORK/jit.bin" &&
@@ -68,7 +70,7 @@ expect2() {
 }
 expect2 "kind=copy in kernel style" "$CSUMTUNE" emit --params carry=adc,kind=copy -o "$WORK/copy-kernel.S"
 [[ -e "$WORK/copy-kernel.S" ]] && fail "kind=copy in kernel style left a file behind"
-expect2 "kind=copy of a SIMD family" "$CSUMTUNE" emit --params carry=avx2,chains=2,unroll=4,kind=copy --style gas
+expect2 "kind=copy of avx512vnni" "$CSUMTUNE" emit --params carry=avx512vnni,chains=2,unroll=4,kind=copy --style gas
 expect2 "kind=frob" "$CSUMTUNE" emit --params carry=adc,kind=frob --style gas
 
 # Bad input: exit 2, message, and nothing (not even a partial file) written.

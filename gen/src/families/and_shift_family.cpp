@@ -37,7 +37,23 @@ void AndShiftFamily::emitLoopSetup(EmitContext& ctx) const {
 void AndShiftFamily::emitVector(EmitContext& ctx, int disp, int chain) const {
   const Vec acc = vec(chain), low = vec(kLowReg), high = vec(kHighReg);
   const Vec mask = vec(kMaskReg);
-  if (zmmWide()) {
+  if (ctx.copying()) {
+    // A copying kernel loads the vector once, stores it, and sums the register.
+    const Mem at = vectorAt(ctx, disp);
+    if (zmmWide()) {
+      ctx.b.vmovdqu64(high, at);
+      ctx.b.vmovdqu64(ctx.storeFor(at), high);
+    } else {
+      ctx.b.vmovdqu(high, at);
+      ctx.b.vmovdqu(ctx.storeFor(at), high);
+    }
+    if (zmmWide()) {
+      ctx.b.vpandq(low, mask, high);
+    } else {
+      ctx.b.vpand(low, mask, high);
+    }
+    ctx.b.vpsrlq(high, high, 32);
+  } else if (zmmWide()) {
     // EVEX takes the memory operand in both the and and the shift.
     ctx.b.vpandq(low, mask, vectorAt(ctx, disp));
     ctx.b.vpsrlq(high, vectorAt(ctx, disp), 32);
