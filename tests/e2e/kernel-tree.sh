@@ -136,8 +136,8 @@ build_shape() {
 # boot_shape N: boots $WORK/shapeN/bzImage, drives the traffic, and leaves the console in
 # $WORK/shapeN/console.txt and the host's log in traffic.log. Returns traffic.py's status.
 boot_shape() {
-  local n=$1 dir=$WORK/shape$1 bytes=$BYTES deadline=$((TIMEOUT - 120))
-  [[ $(cat "$dir/shape") == BROKEN* ]] && { bytes=$((4 << 20)); deadline=150; }
+  local n=$1 dir=$WORK/shape$1 bytes=$BYTES deadline=$((TIMEOUT - 120)) first=()
+  [[ $(cat "$dir/shape") == BROKEN* ]] && { bytes=$((4 << 20)); deadline=75; first=(--first-failure); }
   local root=$dir/initramfs
   rm -rf "$root" && mkdir -p "$root"/{bin,proc,sys,dev,modules,tmp}
   cp "$(command -v busybox)" "$root/bin/busybox"
@@ -157,7 +157,8 @@ boot_shape() {
     -netdev "user,id=n0,restrict=on,ipv4=on,ipv6=on,hostfwd=tcp:127.0.0.1:$tcp-:7000,hostfwd=udp:127.0.0.1:$udp-:7001" \
     -device virtio-net-pci,netdev=n0,csum=off,guest_csum=off >"$dir/console.log" 2>&1 &
   local qemu=$!
-  python3 "$HERE/kernel-tree/traffic.py" "$tcp" "$udp" --bytes "$bytes" --deadline "$deadline" >"$dir/traffic.log" 2>&1
+  python3 "$HERE/kernel-tree/traffic.py" "$tcp" "$udp" --bytes "$bytes" --deadline "$deadline" \
+    "${first[@]}" >"$dir/traffic.log" 2>&1
   local traffic=$?
   wait "$qemu"
   local status=$?

@@ -170,6 +170,8 @@ def main():
     parser.add_argument("udp_port", type=int)
     parser.add_argument("--bytes", type=int, default=32 << 20)
     parser.add_argument("--deadline", type=float, default=600, help="seconds for everything")
+    parser.add_argument("--first-failure", action="store_true",
+                        help="stop at the first failed check (a kernel expected to fail)")
     args = parser.parse_args()
     deadline = time.time() + args.deadline
     if not wait_for_agent(args.tcp_port, deadline):
@@ -183,6 +185,8 @@ def main():
         except OSError as error:
             log(f"FAIL: {error}")
             ok = False
+        if not ok and args.first_failure:
+            break
     try:
         command(args.tcp_port, "quit", min(deadline, time.time() + 10) if ok else time.time() + 5)
     except OSError:
