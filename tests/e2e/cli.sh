@@ -54,6 +54,8 @@ out=$("$CSUMTUNE" bench --baseline --params carry=adc,chains=2,unroll=8,kind=cop
      $out == *"memcpy+carry=adc,chains=2,unroll=8,prefetch=0,hint=t0"* ]] &&
   echo "ok:   bench times a copying kernel beside linux-csum-copy and memcpy + sum" ||
   { echo "FAIL: bench kind=copy: $out"; failures=$((failures + 1)); }
+expect 2 "--two-pass goes with copying kernels" -- "$CSUMTUNE" bench --params carry=adc --two-pass carry=adc --sizes 64 --repeat 5
+expect 2 "--two-pass takes a summing kernel" -- "$CSUMTUNE" bench --params carry=adc,kind=copy --two-pass carry=adc,kind=copy --sizes 64 --repeat 5
 expect 2 "not both in one run" -- "$CSUMTUNE" bench --params carry=adc,kind=copy --params carry=adc --sizes 64 --repeat 5
 expect 2 "not a baseline for copying kernels" -- "$CSUMTUNE" bench --params carry=adc,kind=copy --baseline-source /nonexistent.c --sizes 64 --repeat 5
 expect 2 "kind=copy in kernel style" -- "$CSUMTUNE" kmod --params carry=adc,kind=copy -o "${TMPDIR:-/tmp}/csumtune-copy-kmod-$$"

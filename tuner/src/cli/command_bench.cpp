@@ -40,6 +40,7 @@ struct BenchOptions {
   std::string output;
   std::uint64_t seed = 1;
   std::vector<std::string> baselineSources;
+  std::vector<std::string> twoPass;  // copying runs: memcpy + these summing kernels
 };
 
 // Compiled kernels must stay alive while timed: they own their code.
@@ -88,6 +89,18 @@ KernelSet prepareCopyKernels(const BenchOptions& options, const std::vector<gen:
     twoPass.call = Call::MemcpyThenSum;
     set.timed.push_back(twoPass);
   }
+  // --two-pass P: memcpy followed by a summing kernel of the caller's choice (a tuned winner).
+  for (const std::string& text : options.twoPass) {
+    const gen::Params summing = parseParamsOption(text);
+    if (summing.kind != gen::Kind::Sum) {
+      throw UsageError("--two-pass takes a summing kernel (kind=sum): memcpy does the copying");
+    }
+    set.jit.push_back(Jit::compile(summing));
+    tuner::TimedKernel twoPass{"memcpy+" + summing.toString(), summing.toString(),
+                               "baseline-two-pass", set.jit.back().fn(), set.jit.back().size()};
+    twoPass.call = Call::MemcpyThenSum;
+    set.timed.push_back(twoPass);
+  }
   // Every candidate is proven correct before it is timed: the copy as a copy, the two-pass
   // one's summing kernel as a sum (memcpy is the C library's).
   const tuner::VerifyFixture fixture(options.seed);
@@ -108,6 +121,9 @@ KernelSet prepareKernels(const BenchOptions& options) {
   if (std::any_of(params.begin(), params.end(),
                   [](const gen::Params& p) { return p.kind == gen::Kind::Copy; })) {
     return prepareCopyKernels(options, params);
+  }
+  if (!options.twoPass.empty()) {
+    throw UsageError("--two-pass goes with copying kernels (--params ...,kind=copy)");
   }
   const bool baselines = options.baseline || params.empty();
   if (params.empty()) params.push_back(gen::Params{});
@@ -236,6 +252,9 @@ void addBenchCommand(CLI::App& app) {
   cmd->add_option("--baseline-source", options->baselineSources,
                   "Also time a kernel tree's own arch/x86/lib/csum-partial_64.c, built for user "
                   "space against stand-in headers (repeatable)");
+  cmd->add_option("--two-pass", options->twoPass,
+                  "With copying kernels (kind=copy): also time memcpy followed by this summing "
+                  "kernel, e.g. a tuned winner (repeatable)");
   cmd->add_option("--sizes", options->sizes, "Buffer lengths in bytes, comma-separated")
       ->capture_default_str();
   cmd->add_option("--cache", options->cache,
