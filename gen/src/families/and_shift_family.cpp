@@ -37,30 +37,18 @@ void AndShiftFamily::emitLoopSetup(EmitContext& ctx) const {
 void AndShiftFamily::emitVector(EmitContext& ctx, int disp, int chain) const {
   const Vec acc = vec(chain), low = vec(kLowReg), high = vec(kHighReg);
   const Vec mask = vec(kMaskReg);
-  if (ctx.copying()) {
-    // A copying kernel loads the vector once, stores it, and sums the register.
-    const Mem at = vectorAt(ctx, disp);
-    if (zmmWide()) {
-      ctx.b.vmovdqu64(high, at);
-      ctx.b.vmovdqu64(ctx.storeFor(at), high);
-    } else {
-      ctx.b.vmovdqu(high, at);
-      ctx.b.vmovdqu(ctx.storeFor(at), high);
-    }
-    if (zmmWide()) {
-      ctx.b.vpandq(low, mask, high);
-    } else {
-      ctx.b.vpand(low, mask, high);
-    }
-    ctx.b.vpsrlq(high, high, 32);
-  } else if (zmmWide()) {
+  const Mem at = vectorAt(ctx, disp);
+  if (zmmWide() && !ctx.copying()) {
     // EVEX takes the memory operand in both the and and the shift.
-    ctx.b.vpandq(low, mask, vectorAt(ctx, disp));
-    ctx.b.vpsrlq(high, vectorAt(ctx, disp), 32);
+    ctx.b.vpandq(low, mask, at);
+    ctx.b.vpsrlq(high, at, 32);
   } else {
-    // VEX shifts by an immediate only from a register: load once.
-    ctx.b.vmovdqu(high, vectorAt(ctx, disp));
-    ctx.b.vpand(low, mask, high);
+    // VEX shifts by an immediate only from a register, and a copying kernel stores what it
+    // loaded: load once. (A zmm move names its element size: vmovdqu64.)
+    const InstId move = zmmWide() ? Inst::kIdVmovdqu64 : Inst::kIdVmovdqu;
+    ctx.b.emit(move, high, at);
+    if (ctx.copying()) ctx.b.emit(move, ctx.storeFor(at), high);
+    ctx.b.emit(zmmWide() ? Inst::kIdVpandq : Inst::kIdVpand, low, mask, high);
     ctx.b.vpsrlq(high, high, 32);
   }
   ctx.b.vpaddq(acc, acc, low);

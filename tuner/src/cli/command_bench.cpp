@@ -66,6 +66,14 @@ KernelSet prepareCopyKernels(const BenchOptions& options, const std::vector<gen:
         "--baseline-source is a csum_partial file: not a baseline for copying kernels");
   }
   using Call = tuner::TimedKernel::Call;
+  // memcpy, then `summing` over the copy: the two-pass way to do a copying kernel's job.
+  const auto addTwoPass = [&set](const gen::Params& summing) {
+    set.jit.push_back(Jit::compile(summing));
+    tuner::TimedKernel twoPass{"memcpy+" + summing.toString(), summing.toString(),
+                               "baseline-two-pass", set.jit.back().fn(), set.jit.back().size()};
+    twoPass.call = Call::MemcpyThenSum;
+    set.timed.push_back(twoPass);
+  };
   if (options.baseline) {
     tuner::TimedKernel linux{
         tuner::kLinuxCsumCopyName, "", "baseline-linux", nullptr,
@@ -83,11 +91,7 @@ KernelSet prepareCopyKernels(const BenchOptions& options, const std::vector<gen:
     if (!options.baseline) continue;
     gen::Params summing = p;
     summing.kind = gen::Kind::Sum;
-    set.jit.push_back(Jit::compile(summing));
-    tuner::TimedKernel twoPass{"memcpy+" + summing.toString(), summing.toString(),
-                               "baseline-two-pass", set.jit.back().fn(), set.jit.back().size()};
-    twoPass.call = Call::MemcpyThenSum;
-    set.timed.push_back(twoPass);
+    addTwoPass(summing);
   }
   // --two-pass P: memcpy followed by a summing kernel of the caller's choice (a tuned winner).
   for (const std::string& text : options.twoPass) {
@@ -95,17 +99,13 @@ KernelSet prepareCopyKernels(const BenchOptions& options, const std::vector<gen:
     if (summing.kind != gen::Kind::Sum) {
       throw UsageError("--two-pass takes a summing kernel (kind=sum): memcpy does the copying");
     }
-    set.jit.push_back(Jit::compile(summing));
-    tuner::TimedKernel twoPass{"memcpy+" + summing.toString(), summing.toString(),
-                               "baseline-two-pass", set.jit.back().fn(), set.jit.back().size()};
-    twoPass.call = Call::MemcpyThenSum;
-    set.timed.push_back(twoPass);
+    addTwoPass(summing);
   }
   // Every candidate is proven correct before it is timed: the copy as a copy, the two-pass
   // one's summing kernel as a sum (memcpy is the C library's).
   const tuner::VerifyFixture fixture(options.seed);
+  const auto plan = tuner::quickPlan(256, options.seed);
   for (const auto& k : set.timed) {
-    const auto plan = tuner::quickPlan(256, options.seed);
     const auto outcome = k.call == Call::Copy ? tuner::verifyCopyKernel(k.copyFn, fixture, plan)
                                               : tuner::verifyKernel(k.fn, fixture, plan);
     if (!outcome.ok())

@@ -17,7 +17,7 @@ double timeBatchIn(const TimedKernel& kernel, int len, std::size_t iterations, T
   const std::uint8_t* base = workload.base();
   const std::uint32_t* positions = workload.positions();
   const std::size_t mask = workload.mask();
-  std::uint8_t* dst = workload.destination();
+  std::uint8_t* dst = Call == TimedKernel::Call::Sum ? nullptr : workload.destination();
   const KernelFn fn = kernel.fn;
   const CopyFn copyFn = kernel.copyFn;
   const std::uint32_t dependency = Serialize ? gSerialize : 0;

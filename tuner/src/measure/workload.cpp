@@ -15,7 +15,7 @@ const char* toString(CacheState cache) {
 }
 
 Workload::Workload(const WorkloadConfig& config, std::size_t maxLength)
-    : config_(config), maxLength_(maxLength), destination_(maxLength + 64) {
+    : config_(config), maxLength_(maxLength) {
   if (config.offset < 0 || config.offset > 63) throw std::invalid_argument("offset must be 0..63");
   const std::size_t span = maxLength + 128;
   if (config.cache == CacheState::Cold && config.setSizeBytes < 2 * span) {
@@ -62,6 +62,12 @@ Workload::~Workload() {
 
 std::size_t Workload::setSize() const {
   return config_.cache == CacheState::Hot ? maxLength_ : mapped_;
+}
+
+std::uint8_t* Workload::destination() {
+  if (destination_.empty()) destination_.resize(maxLength_ + 64);
+  const auto misalign = reinterpret_cast<std::uintptr_t>(destination_.data()) % 64;
+  return destination_.data() + (64 - misalign) % 64;
 }
 
 }  // namespace csumtune::tuner

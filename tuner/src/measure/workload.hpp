@@ -41,10 +41,8 @@ class Workload {
   std::size_t maxLength() const { return maxLength_; }
   // Where copying kernels write: one 64-byte-aligned buffer of maxLength() bytes, the same
   // for every call (it stays in cache, hot or cold: a cold source is what the copy meets).
-  std::uint8_t* destination() {
-    return destination_.data() +
-           (64 - reinterpret_cast<std::uintptr_t>(destination_.data()) % 64) % 64;
-  }
+  // Made on first use: a summing run never pays for it.
+  std::uint8_t* destination();
 
  private:
   WorkloadConfig config_;

@@ -63,8 +63,8 @@ VerifyOutcome verifyCopyKernel(CopyFn fn, const VerifyFixture& fixture, const Ve
       if (c.len <= 0) {
         // Touches nothing: both pointers are in a guard page.
         currentSrc = static_cast<const std::uint8_t*>(fixture.unreadable());
-        currentDst = target.data() - 4096;
         dst = target.data() - 4096;
+        currentDst = dst;
         expected = residue(c.sum);
       } else {
         currentSrc = placeBuffer(region.buffer, c.len, c.placement, plan.trailingSlack);
