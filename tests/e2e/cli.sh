@@ -266,6 +266,11 @@ mkfifo "$hostile/fifo"
 wait
 [[ -p $hostile/fifo && $(cat "$hostile/fifo.count") -gt 100 ]] && echo "ok:   -o on a FIFO writes into it" ||
   { echo "FAIL: -o on a FIFO"; failures=$((failures + 1)); }
+# Nobody reading the FIFO: exit 2 with a message after a short wait, not a hang.
+out=$(timeout 20 "$CSUMTUNE" emit --params carry=adc -o "$hostile/fifo" 2>&1)
+status=$?
+[[ $status -eq 2 && $out == *"no process is reading"* ]] && echo "ok:   -o on a FIFO nobody reads -> 2" ||
+  { echo "FAIL: -o on a FIFO nobody reads: status $status, '$out'"; failures=$((failures + 1)); }
 "$CSUMTUNE" emit --params carry=adc -o /dev/null
 [[ -c /dev/null ]] && echo "ok:   -o /dev/null leaves the device" || { echo "FAIL: /dev/null replaced"; failures=$((failures + 1)); }
 # A winner with empty params is not the default kernel in disguise; evaluations must be a list.

@@ -56,8 +56,21 @@ void writeFileAtomically(const std::string& requested, std::string_view content)
   if (stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
     if (S_ISDIR(st.st_mode)) throw FileError("cannot write " + requested + ": it is a directory");
     // A device or FIFO (/dev/null, /dev/stdout, a pipe) is written in place, never replaced.
-    const int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    // A FIFO is opened without blocking: with nobody reading it that fails (ENXIO) instead of
+    // waiting forever. A reader started just before us (`cat fifo & csumtune -o fifo`) gets two
+    // seconds to open its end; once open, the writes block as usual.
+    const bool fifo = S_ISFIFO(st.st_mode);
+    int fd = -1;
+    for (int attempt = 0; attempt < 200; ++attempt) {
+      fd = open(path.c_str(), O_WRONLY | O_CLOEXEC | (fifo ? O_NONBLOCK : 0));
+      if (fd >= 0 || !fifo || errno != ENXIO) break;
+      usleep(10000);
+    }
+    if (fd < 0 && fifo && errno == ENXIO) {
+      throw FileError("cannot write " + requested + ": it is a FIFO that no process is reading");
+    }
     if (fd < 0) fail(requested, errno);
+    if (fifo) fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
     if (!writeAll(fd, content)) {
       const int err = errno;
       close(fd);
