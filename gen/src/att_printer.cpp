@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "node_encoding.hpp"
+#include "stack_states.hpp"
 
 namespace csumtune::gen {
 namespace {
@@ -162,18 +163,61 @@ class Printer {
 
   std::string print() {
     std::string out;
+    if (options_.faultFixups) pushed_ = detail::pushedRegistersAt(builder_);
     for (const BaseNode* node = builder_.firstNode(); node; node = node->next()) {
       if (node->type() == NodeType::kLabel) {
         out += label(static_cast<const LabelNode*>(node)->labelId()) + ":\n";
       } else if (node->type() == NodeType::kInst) {
-        out += "\t" + instruction(static_cast<const InstNode*>(node), encoded_.at(node)) + "\n";
+        const auto* inst = static_cast<const InstNode*>(node);
+        const std::string text = "\t" + instruction(inst, encoded_.at(node)) + "\n";
+        if (!options_.faultFixups || !canFault(inst)) {
+          out += text;
+          continue;
+        }
+        const std::string at = fmt::format(".L{}_access{}", options_.symbol, accesses_++);
+        out += at + ":\n" + text;
+        out += fmt::format("\t_ASM_EXTABLE_UA({}, {})\n", at, fixupFor(node));
       }
     }
-    return out;
+    return out + fixups_;
   }
 
  private:
   std::string label(uint32_t id) const { return fmt::format(".L{}_{}", options_.symbol, id); }
+
+  // A load or store of the caller's memory: any memory operand except the stack's, in an
+  // instruction that touches memory (lea computes an address, a prefetch never faults).
+  static bool canFault(const InstNode* inst) {
+    const InstId id = inst->id();
+    if (id == x86::Inst::kIdLea || id == x86::Inst::kIdPrefetcht0 ||
+        id == x86::Inst::kIdPrefetcht1 || id == x86::Inst::kIdPrefetcht2 ||
+        id == x86::Inst::kIdPrefetchnta) {
+      return false;
+    }
+    for (uint32_t i = 0; i < inst->opCount(); ++i) {
+      const Operand& op = inst->op(i);
+      if (op.isMem() && op.as<x86::Mem>().baseId() != x86::Gp::kIdSp) return true;
+    }
+    return false;
+  }
+
+  // The fixup for a fault at `node`: one per set of pushed registers, written once.
+  std::string fixupFor(const BaseNode* node) {
+    const auto state = pushed_.find(node);
+    if (state == pushed_.end()) {
+      throw CodegenError("AT&T printer: a memory access the control flow never reaches");
+    }
+    const auto known = fixupLabels_.find(state->second);
+    if (known != fixupLabels_.end()) return known->second;
+    const std::string name = fmt::format(".L{}_fault{}", options_.symbol, fixupLabels_.size());
+    fixupLabels_.emplace(state->second, name);
+    fixups_ += name + ":\t/* a load or store faulted: restore, return 0 */\n";
+    for (auto reg = state->second.rbegin(); reg != state->second.rend(); ++reg) {
+      fixups_ += "\tpop\t" + registerName(x86::gpq(*reg)) + "\n";
+    }
+    fixups_ += fmt::format("\txor\t%eax, %eax\n\t{}\n", options_.kernelReturn ? "RET" : "ret");
+    return name;
+  }
 
   std::string operand(const Operand& op) const {
     if (op.isReg()) return registerName(op.as<x86::Reg>());
@@ -253,6 +297,11 @@ class Printer {
   const AttOptions& options_;
   std::vector<uint8_t> bytes_;
   std::map<const BaseNode*, NodeBytes> encoded_;
+  // faultFixups only
+  std::map<const BaseNode*, detail::PushedRegisters> pushed_;
+  std::map<detail::PushedRegisters, std::string> fixupLabels_;
+  std::string fixups_;
+  int accesses_ = 0;
 };
 
 }  // namespace

@@ -13,6 +13,7 @@ struct EmitContext {
   const Params& params;
   const RegisterPlan& regs;
   const CarryFamily& family;
+  bool kernelCopyEntry = false;  // ProgramOptions::kernelCopyEntry
 
   // Where the scalar tails end (the fold). Created on first use, so that label numbering in
   // the .S text follows the order code is emitted in.

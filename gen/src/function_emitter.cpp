@@ -411,7 +411,11 @@ void emitFunction(EmitContext& ctx) {
     ctx.b.mov(regs.delta, rsi);
     ctx.b.sub(regs.delta, rdi);
     ctx.b.mov(esi, edx);
-    ctx.b.mov(edx, ecx);
+    if (ctx.kernelCopyEntry) {
+      ctx.b.mov(edx, -1);  // csum_partial_copy_generic(src, dst, len) starts from ~0
+    } else {
+      ctx.b.mov(edx, ecx);
+    }
   }
   if (sumFirst) ctx.b.mov(acc0.r32(), edx);  // acc0 = sum, zero-extended
   if (ctx.params.exact) emitExactPath(ctx, ctx.b.newLabel());

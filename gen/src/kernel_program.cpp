@@ -42,7 +42,7 @@ KernelProgram::KernelProgram(const Params& params, ProgramOptions options)
 
 KernelProgram::KernelProgram(const Params& params, const asmjit::Environment& environment,
                              ProgramOptions options)
-    : params_(params), registers_(planRegisters(params)) {
+    : params_(params), options_(options), registers_(planRegisters(params)) {
   if (environment.arch() != asmjit::Arch::kX64) {
     throw CodegenError("csumtune generates x86-64 code only");
   }
@@ -54,7 +54,8 @@ KernelProgram::KernelProgram(const Params& params, const asmjit::Environment& en
     builder_->addDiagnosticOptions(asmjit::DiagnosticOptions::kValidateIntermediate |
                                    asmjit::DiagnosticOptions::kValidateAssembler);
   }
-  detail::EmitContext ctx{*builder_, params_, registers_, detail::familyOf(params_.carry)};
+  detail::EmitContext ctx{*builder_, params_, registers_, detail::familyOf(params_.carry),
+                          options.kernelCopyEntry};
   detail::emitFunction(ctx);
   detail::relaxJumps(*builder_);
   code_.resetErrorHandler();

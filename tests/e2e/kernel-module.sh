@@ -3,7 +3,10 @@
 # carry family, `csumtune kmod` writes a module, kbuild builds it against Debian's kernel
 # headers (V=1; any `objtool:` line fails the test), and Debian's kernel boots in qemu (TCG,
 # -cpu max: ADX, no AVX-512) with a busybox initramfs whose /init loads each module, which
-# compares the tuned routine with the kernel's own csum_partial. PASS/FAIL per shape.
+# compares the tuned routine with the kernel's own csum_partial. Copying shapes (kind=copy,
+# kernel style: csum_partial_copy_generic with an exception-table entry on every access) are
+# compared with the kernel's csum_partial_copy_nocheck and made to fault on a user mapping
+# with a hole: each fault must return 0. PASS/FAIL per shape.
 #
 #   tests/e2e/kernel-module.sh CSUMTUNE SOURCE_DIR [WORK_DIR]
 #
@@ -53,7 +56,10 @@ done
 shapes+=("params:carry=adc,chains=8,unroll=32,prefetch=4096,hint=nta"
          "params:carry=adcx,chains=6,unroll=24,prefetch=192,hint=t1"
          "params:carry=add32,chains=3,unroll=9"
-         "params:carry=cmov,chains=8,unroll=16,prefetch=128,hint=t0")
+         "params:carry=cmov,chains=8,unroll=16,prefetch=128,hint=t0"
+         "params:carry=adc,chains=6,unroll=30,tail=overlap,sum=last,entry=lean,exact=40,short=128,kind=copy"
+         "params:carry=cmov,chains=8,unroll=32,prefetch=256,hint=nta,exact=40,sum=last,kind=copy"
+         "params:carry=adcx,chains=4,unroll=12,words=loop,kind=copy")
 
 rm -rf "$WORK/modules" "$WORK/initramfs"
 mkdir -p "$WORK/modules" "$WORK/initramfs"/{bin,proc,sys,dev,modules}
@@ -86,7 +92,10 @@ done
 # from its main loop (the first `adc $0`) has to be caught in the kernel. (Which m<i> that is
 # depends on how many committed winners this CPU has.)
 broken=""
-for i in "${!shapes[@]}"; do [[ ${shapes[$i]} == params:carry=adc,* ]] && adc_module=m$i; done
+for i in "${!shapes[@]}"; do
+  [[ ${shapes[$i]} == params:carry=adc,* && ${shapes[$i]} != *kind=copy* ]] && adc_module=m$i
+  [[ ${shapes[$i]} == params:carry=adc,*kind=copy* ]] && copy_module=m$i
+done
 if [[ -n ${names[${adc_module#m}]:-} ]]; then
   cp -r "$WORK/modules/$adc_module" "$WORK/modules/broken"
   make -C "$kdir" M="$WORK/modules/broken" clean >/dev/null 2>&1
@@ -96,6 +105,22 @@ if [[ -n ${names[${adc_module#m}]:-} ]]; then
     broken="/modules/zbroken.ko"
   else
     log "FAIL: could not build the deliberately broken module"; failures=$((failures + 1))
+  fi
+fi
+
+# And a copying module whose first fault fixup forgets to return 0 (its `xor %eax, %eax`
+# deleted): the harness's real faults on a user mapping must catch it.
+broken_copy=""
+if [[ -n ${copy_module:-} && -n ${names[${copy_module#m}]:-} ]]; then
+  cp -r "$WORK/modules/$copy_module" "$WORK/modules/broken-copy"
+  make -C "$kdir" M="$WORK/modules/broken-copy" clean >/dev/null 2>&1
+  sed -i '/_fault0:/{n;/^\txor\t%eax, %eax$/d}' "$WORK/modules/broken-copy/tuned.S"
+  if ! grep -A1 "_fault0:" "$WORK/modules/broken-copy/tuned.S" | grep -q xor &&
+     make -C "$kdir" M="$WORK/modules/broken-copy" modules >/dev/null 2>&1; then
+    cp "$WORK/modules/broken-copy/csum_test.ko" "$WORK/initramfs/modules/zbroken-copy.ko"
+    broken_copy="/modules/zbroken-copy.ko"
+  else
+    log "FAIL: could not build the deliberately broken copying module"; failures=$((failures + 1))
   fi
 fi
 
@@ -148,7 +173,9 @@ for i in "${!names[@]}"; do
   if grep -q "csum_test: RESULT PASS" <<<"$block" && grep -q "insmod ok" <<<"$block" &&
      [[ -n $taint && $(( taint & ~allowed )) -eq 0 ]]; then
     cases=$(sed -n 's/.*csum_test: compared \([0-9]*\) cases.*/\1/p' <<<"$block")
-    log "PASS ${names[$i]} ($cases cases agree with the kernel's csum_partial; taint $taint)"
+    peer="csum_partial"
+    [[ ${names[$i]} == *kind=copy* ]] && peer="csum_partial_copy_nocheck; $(grep -o '[0-9]* copies into an unmapped user page returned 0' <<<"$block")"
+    log "PASS ${names[$i]} ($cases cases agree with the kernel's $peer; taint $taint)"
   else
     log "FAIL ${names[$i]}:"; grep -E "csum_test|csumtune-e2e" <<<"$block" | head -12
     failures=$((failures + 1))
@@ -157,9 +184,17 @@ done
 if [[ -n $broken ]]; then
   block=$(awk -v m="$broken" '$0 ~ "csumtune-e2e: module "m"$" {on=1} on {print} on && $0 ~ "csumtune-e2e: tainted" {exit}' "$WORK/console.txt")
   if grep -q "csum_test: RESULT FAIL" <<<"$block" && grep -q "insmod failed" <<<"$block"; then
-    log "ok: the deliberately broken module was caught ($(grep -o 'RESULT FAIL.*' <<<"$block"))"
+    log "ok: the deliberately broken module was caught ($(grep -o 'RESULT FAIL.*' <<<"$block" | head -1))"
   else
     log "FAIL: the deliberately broken module was not caught"; failures=$((failures + 1))
+  fi
+fi
+if [[ -n $broken_copy ]]; then
+  block=$(awk -v m="$broken_copy" '$0 ~ "csumtune-e2e: module "m"$" {on=1} on {print} on && $0 ~ "csumtune-e2e: tainted" {exit}' "$WORK/console.txt")
+  if grep -q "csum_test: RESULT FAIL" <<<"$block" && grep -q "did not return 0" <<<"$block"; then
+    log "ok: the copying module with a broken fault fixup was caught ($(grep -o 'RESULT FAIL.*' <<<"$block" | head -1))"
+  else
+    log "FAIL: the copying module with a broken fault fixup was not caught"; failures=$((failures + 1))
   fi
 fi
 log "(timings in the console log are emulated by TCG: not speeds)"

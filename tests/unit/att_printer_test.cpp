@@ -121,32 +121,48 @@ TEST_F(PrinterRefuses, DataInText) {
 }
 
 // Kernel-style output: leave only through RET, no indirect jumps, no data in .text, every
-// pushed register popped on every path (walked over the text's own jumps and labels).
-std::vector<std::string> lintKernelText(const std::string& text) {
+// pushed register popped on every path (walked over the text's own jumps and labels). With
+// `extable` (the copy, csum_partial_copy_generic): every access to memory other than the
+// stack sits right after its own label and right before the _ASM_EXTABLE_UA entry that names
+// it, and the walk follows each entry to its fixup with the stack of the faulting access.
+std::vector<std::string> lintKernelText(const std::string& text,
+                                        const std::string& symbol = "csum_partial",
+                                        bool extable = false) {
   std::vector<std::string> problems;
   std::vector<std::string> body;
   bool inside = false;
   std::istringstream in(text);
   for (std::string line; std::getline(in, line);) {
-    if (line.rfind("SYM_FUNC_START(csum_partial)", 0) == 0)
+    if (line.rfind("SYM_FUNC_START(" + symbol + ")", 0) == 0)
       inside = true;
-    else if (line.rfind("SYM_FUNC_END(csum_partial)", 0) == 0)
+    else if (line.rfind("SYM_FUNC_END(" + symbol + ")", 0) == 0)
       inside = false;
     else if (inside)
       body.push_back(line);
   }
-  if (body.empty()) return {"no csum_partial body found"};
+  if (body.empty()) return {"no " + symbol + " body found"};
 
   static const std::regex bareRet(R"(^\s*(\{[a-z0-9]+\}\s*)?ret[lq]?\b)");
   static const std::regex indirect(R"(^\s*(\{[a-z0-9]+\}\s*)?(jmp|call)[a-z]*\s+\*)");
   static const std::regex data(
       R"(^\s*\.(byte|word|short|long|quad|ascii|asciz|string|fill|zero|skip|space|octa)\b)");
   static const std::regex jump(R"(^\s*(\{disp32\}\s*)?(j[a-z]+)\s+(\S+)\s*$)");
-  static const std::regex label(R"(^(\.L\w+):\s*$)");
+  static const std::regex label(R"(^(\.L\w+):)");
+  static const std::regex entry(R"(^\s*_ASM_EXTABLE_UA\((\.L\w+), (\.L\w+)\)\s*$)");
+  static const std::regex access(R"(^\t(?!lea|prefetch)[a-z]+\t.*\((%r(?!sp)\w+)[,)])");
   std::map<std::string, std::size_t> labels;
+  int entries = 0;
   for (std::size_t i = 0; i < body.size(); ++i) {
     std::smatch m;
-    if (std::regex_match(body[i], m, label)) labels[m[1]] = i;
+    if (std::regex_search(body[i], m, label)) labels[m[1]] = i;
+    if (std::regex_match(body[i], m, entry)) ++entries;
+    if (extable && std::regex_search(body[i], access)) {
+      std::smatch at, e;
+      const bool labelled = i > 0 && std::regex_search(body[i - 1], at, label);
+      const bool listed = i + 1 < body.size() && std::regex_match(body[i + 1], e, entry);
+      if (!labelled || !listed || at[1] != e[1])
+        problems.push_back("an access without its exception-table entry: " + body[i]);
+    }
     if (std::regex_search(body[i], bareRet)) problems.push_back("bare ret: " + body[i]);
     if (std::regex_search(body[i], indirect)) problems.push_back("indirect jump: " + body[i]);
     if (std::regex_search(body[i], data)) problems.push_back("data in .text: " + body[i]);
@@ -179,6 +195,13 @@ std::vector<std::string> lintKernelText(const std::string& text) {
         if (!stack.empty()) problems.push_back("RET with " + stack.back() + " still pushed");
         break;
       }
+      if (std::regex_match(body[i], m, entry)) {
+        if (!labels.count(m[2])) {
+          problems.push_back("an entry to an unknown fixup: " + body[i]);
+          break;
+        }
+        work.push_back({labels[m[2]], stack});  // a fault: to the fixup, as pushed here
+      }
       if (std::regex_match(body[i], m, jump)) {
         if (!labels.count(m[3])) {
           problems.push_back("jump to unknown label: " + body[i]);
@@ -190,6 +213,12 @@ std::vector<std::string> lintKernelText(const std::string& text) {
     }
   }
   if (returns == 0) problems.push_back("no RET reached");
+  if (extable && entries == 0) problems.push_back("no exception-table entries");
+  if (!extable && entries != 0) problems.push_back("exception-table entries in a sum");
+  for (std::size_t i = 0; i < body.size(); ++i) {
+    if (!seen.count(i) && !body[i].empty() && body[i][0] == '\t')
+      problems.push_back("unreachable: " + body[i]);
+  }
   return problems;
 }
 
@@ -216,6 +245,52 @@ TEST(KernelStyle, EveryShapePassesTheLint) {
     EXPECT_NE(text.find("SYM_FUNC_START(ip_compute_csum)"), std::string::npos);
     EXPECT_NE(text.find("#include <linux/linkage.h>"), std::string::npos);
   }
+}
+
+// kind=copy in kernel style, every GPR shape: csum_partial_copy_generic's text passes the
+// lint with its exception table (every access listed, every fixup popping what its accesses
+// pushed, then returning 0).
+TEST(KernelStyle, EveryCopyingShapePassesTheLintWithItsExceptionTable) {
+  int shapes = 0;
+  for (gen::Params params : testing::representativeShapes()) {
+    params.kind = gen::Kind::Copy;
+    if (!gen::traitsOf(params.carry).kernelSafe() || !gen::validationError(params).empty()) {
+      continue;
+    }
+    ++shapes;
+    const std::string text = tuner::renderSource(
+        {params, tuner::SourceStyle::Kernel, "csum_partial_copy_generic", {}, {}, {}});
+    const auto problems = lintKernelText(text, "csum_partial_copy_generic", true);
+    EXPECT_TRUE(problems.empty()) << params.toString() << ": " << problems.front();
+    EXPECT_NE(text.find("#include <asm/asm.h>"), std::string::npos);
+    EXPECT_EQ(text.find("EXPORT_SYMBOL("), std::string::npos);
+    EXPECT_NE(text.find("\tmov\t$-1, %edx\n"), std::string::npos) << "starts from ~0";
+    EXPECT_NE(text.find("\txor\t%eax, %eax\n\tRET\n"), std::string::npos) << "fixup returns 0";
+  }
+  // The GPR shapes of the representative set that can copy (copying takes r10 and r11 from
+  // the register pool, so the widest cmov and add32 shapes cannot).
+  EXPECT_EQ(shapes, 288);
+}
+
+TEST(KernelStyle, TheCopyLintCanFail) {
+  const std::string good = tuner::renderSource(
+      {gen::parseParams("carry=adc,chains=6,unroll=30,tail=overlap,entry=lean,short=128,kind=copy"),
+       tuner::SourceStyle::Kernel,
+       "csum_partial_copy_generic",
+       {},
+       {},
+       {}});
+  ASSERT_TRUE(lintKernelText(good, "csum_partial_copy_generic", true).empty());
+  auto broken = [&](const std::regex& from, const std::string& to) {
+    return lintKernelText(
+        std::regex_replace(good, from, to, std::regex_constants::format_first_only),
+        "csum_partial_copy_generic", true);
+  };
+  EXPECT_FALSE(broken(std::regex(R"(\t_ASM_EXTABLE_UA\([^)]*\)\n)"), "").empty())
+      << "an access without an entry";
+  EXPECT_FALSE(broken(std::regex(R"((_fault\d+:.*\n)\tpop\t%\w+\n)"), "$1").empty())
+      << "a fixup that forgets a pop";
+  EXPECT_FALSE(lintKernelText(good, "csum_partial_copy_generic", false).empty());
 }
 
 TEST(KernelStyle, TheLintCanFail) {

@@ -54,7 +54,19 @@ std::string exportInclude(const std::optional<std::pair<int, int>>& version) {
 }
 
 // What the function does, in the words of its prototype.
-std::string contract(const gen::Params& params) {
+std::string contract(const gen::Params& params, SourceStyle style) {
+  const bool kernel = style == SourceStyle::Kernel;
+  if (params.kind == gen::Kind::Copy && kernel) {
+    return " * __wsum @SYMBOL@(const void *src, void *dst, int len);   rdi, rsi, edx -> eax\n"
+           " *\n"
+           " * Copies src[0..len) to dst[0..len) and returns the unfolded 32-bit ones'-complement\n"
+           " * sum of those bytes plus 0xffffffff, in one pass: never 0 when it succeeds. Every\n"
+           " * load and store has an exception-table entry; on a fault the fixup pops what was\n"
+           " * pushed there and returns 0 (the callers in csum-wrappers_64.c then report\n"
+           " * -EFAULT; dst is left partly written). Touches nothing outside src and dst; len <= "
+           "0\n"
+           " * touches neither. No stack memory but pushes of callee-saved registers.";
+  }
   if (params.kind == gen::Kind::Copy) {
     return " * uint32_t @SYMBOL@(const void *src, void *dst, int len, uint32_t sum);\n"
            " *                                        SysV: rdi, rsi, edx, ecx -> eax\n"
@@ -63,6 +75,14 @@ std::string contract(const gen::Params& params) {
            " * sum of those bytes plus sum, in one pass (csum_and_copy). src and dst must not\n"
            " * overlap. Reads no byte outside src, writes none outside dst; len <= 0 touches\n"
            " * neither.";
+  }
+  if (kernel) {
+    return " * __wsum @SYMBOL@(const void *buff, int len, __wsum sum)   rdi, esi, edx -> eax\n"
+           " *\n"
+           " * Unfolded 32-bit ones'-complement sum of buff[0..len) plus sum. Reads no byte "
+           "outside\n"
+           " * the buffer; len <= 0 reads nothing. Leaf function, no stack memory, direct jumps "
+           "only.";
   }
   return " * uint32_t @SYMBOL@(const void *buf, int len, uint32_t sum);   SysV: rdi, esi, edx -> "
          "eax\n"
@@ -73,8 +93,17 @@ std::string contract(const gen::Params& params) {
 
 }  // namespace
 
-std::string defaultSymbol(const gen::Params& params) {
-  return params.kind == gen::Kind::Copy ? "csum_and_copy" : "csum_partial";
+std::string defaultSymbol(const gen::Params& params, SourceStyle style) {
+  if (params.kind == gen::Kind::Copy) {
+    return style == SourceStyle::Kernel ? "csum_partial_copy_generic" : "csum_and_copy";
+  }
+  return "csum_partial";
+}
+
+gen::ProgramOptions programOptions(const gen::Params& params, SourceStyle style) {
+  gen::ProgramOptions options;
+  options.kernelCopyEntry = style == SourceStyle::Kernel && params.kind == gen::Kind::Copy;
+  return options;
 }
 
 std::string replaceAll(std::string text, std::string_view key, std::string_view value) {
@@ -111,29 +140,31 @@ std::string renderSource(const SourceRequest& request) {
         "space: csumtune emit --style gas)",
         gen::toString(request.params.carry)));
   }
-  if (kernel && request.params.kind == gen::Kind::Copy) {
-    throw gen::ParamsError(
-        "kind=copy in kernel style (csum_partial_copy_generic, an exception-table entry on "
-        "every load and store) is not generated yet; for user space: csumtune emit --style gas");
-  }
-  gen::KernelProgram program(request.params);
-  const std::string body = gen::printAtt(program, {request.symbol, kernel});
+  const bool kernelCopy = kernel && request.params.kind == gen::Kind::Copy;
+  gen::KernelProgram program(request.params, programOptions(request.params, request.style));
+  const std::string body = gen::printAtt(program, {request.symbol, kernel, kernelCopy});
   const std::size_t bytes = program.bytes().size();
 
   std::string text(kernel ? templates::kernel() : templates::gas());
   std::string extra;
   if (kernel && request.symbol == "csum_partial") extra = templates::ip_compute_csum();
   text = replaceAll(text, "@HEADER@", header(request, program.registers(), bytes));
-  text = replaceAll(text, "@CONTRACT@", contract(request.params));
-  text = replaceAll(text, "@EXPORT_INCLUDE@", exportInclude(request.kernelVersion));
+  text = replaceAll(text, "@CONTRACT@", contract(request.params, request.style));
+  // The copy needs the exception-table macro, not EXPORT_SYMBOL: the tree exports its callers.
+  text = replaceAll(text, "@INCLUDES@",
+                    kernelCopy ? "#include <asm/asm.h>\t\t/* _ASM_EXTABLE_UA */"
+                               : exportInclude(request.kernelVersion));
   text = replaceAll(text, "@BODY@", body);
   text = replaceAll(text, "@EXTRA@", extra);
   // Exported only as the drop-in csum_partial (whose prototype asm/asm-prototypes.h has, so
   // modversions work); under another name it is local to the module that links it.
-  text = replaceAll(text, "@EXPORT@",
-                    request.symbol == "csum_partial"
-                        ? "EXPORT_SYMBOL(csum_partial)"
-                        : "/* " + request.symbol + " is not exported: link it into your module */");
+  std::string exported = "EXPORT_SYMBOL(csum_partial)";
+  if (kernelCopy) {
+    exported = "/* not exported: csum-wrappers_64.c exports the functions that call it */";
+  } else if (request.symbol != "csum_partial") {
+    exported = "/* " + request.symbol + " is not exported: link it into your module */";
+  }
+  text = replaceAll(text, "@EXPORT@", exported);
   return replaceAll(text, "@SYMBOL@", request.symbol);
 }
 

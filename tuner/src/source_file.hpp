@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "csumtune/gen/kernel_program.hpp"
 #include "csumtune/gen/params.hpp"
 
 namespace csumtune::tuner {
@@ -30,8 +31,13 @@ std::string regenerateCommand(const SourceRequest& request);
 
 bool isValidSymbol(const std::string& symbol);
 
-// The function's name unless told otherwise: csum_partial, or csum_and_copy for kind=copy.
-std::string defaultSymbol(const gen::Params& params);
+// The function's name unless told otherwise: csum_partial; for kind=copy csum_and_copy, or
+// in kernel style the kernel's csum_partial_copy_generic.
+std::string defaultSymbol(const gen::Params& params, SourceStyle style);
+
+// How the program behind a .S of this style is generated: kind=copy in kernel style has the
+// kernel's signature (no sum argument). `emit --format bin` uses it too.
+gen::ProgramOptions programOptions(const gen::Params& params, SourceStyle style);
 
 // Every occurrence of `key` in `text` replaced by `value` (templates' @NAME@ placeholders).
 std::string replaceAll(std::string text, std::string_view key, std::string_view value);

@@ -16,6 +16,9 @@ std::string_view gas();              // plain GNU as for user space
 std::string_view kbuild();
 std::string_view makefile();
 std::string_view harness();
+// For kind=copy: the tuned copy is csum_partial_copy_tuned, checked against the kernel's
+// csum_partial_copy_nocheck and through real faults on a user mapping.
+std::string_view harness_copy();
 
 // Stand-in kernel headers (templates/kernel-stubs/) that let a tree's own
 // arch/x86/lib/csum-partial_64.c build for user space: <linux/compiler.h>, <linux/export.h>,

@@ -27,13 +27,16 @@ void runEmit(const EmitOptions& options) {
   tuner::SourceRequest request;
   request.params = parseParamsOption(options.params);
   request.style = options.style == "gas" ? tuner::SourceStyle::Gas : tuner::SourceStyle::Kernel;
-  request.symbol = options.symbol.empty() ? tuner::defaultSymbol(request.params) : options.symbol;
+  request.symbol =
+      options.symbol.empty() ? tuner::defaultSymbol(request.params, request.style) : options.symbol;
 
   std::string content;
   try {
     if (options.format == "bin") {
-      // The function's bytes exactly as the JIT places them.
-      gen::KernelProgram program(request.params);
+      // The function's bytes exactly as the JIT places them (for kind=copy in kernel style,
+      // the kernel's signature: the .S of that style holds these bytes, then its fixups).
+      gen::KernelProgram program(request.params,
+                                 tuner::programOptions(request.params, request.style));
       const auto bytes = program.bytes();
       content.assign(bytes.begin(), bytes.end());
     } else {
@@ -59,8 +62,10 @@ void addEmitCommand(CLI::App& app) {
       ->required();
   cmd->add_option("--style", options->style, "kernel (Linux arch/x86/lib) or gas (user space)")
       ->check(CLI::IsMember({"kernel", "gas"}));
-  cmd->add_option("--symbol", options->symbol,
-                  "Function name (default csum_partial; csum_and_copy for kind=copy)");
+  cmd->add_option(
+      "--symbol", options->symbol,
+      "Function name (default csum_partial; for kind=copy csum_and_copy, in kernel style "
+      "csum_partial_copy_generic)");
   cmd->add_option("--format", options->format, "s (assembler text) or bin (raw bytes)")
       ->check(CLI::IsMember({"s", "bin"}));
   cmd->add_option("-o,--output", options->output, "Output file (default: standard output)");

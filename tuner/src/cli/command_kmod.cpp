@@ -35,8 +35,13 @@ void runKmod(const KmodOptions& o) {
     params = tuner::readWinnerParams(o.results);
     tunedOn = "the winner of " + o.results;
   }
-  tuner::SourceRequest request{
-      params, tuner::SourceStyle::Kernel, "csum_partial_tuned", tunedOn, {}, {}};
+  const bool copying = params.kind == gen::Kind::Copy;
+  tuner::SourceRequest request{params,
+                               tuner::SourceStyle::Kernel,
+                               copying ? "csum_partial_copy_generic" : "csum_partial_tuned",
+                               tunedOn,
+                               {},
+                               {}};
   std::string tuned;
   try {
     tuned = tuner::renderSource(request);  // refuses SIMD families: the kernel may not use them
@@ -49,7 +54,8 @@ void runKmod(const KmodOptions& o) {
     throw UsageError(fmt::format("cannot create {}: {}", o.out, e.what()));
   }
   const std::string harness =
-      replaceAll(replaceAll(std::string(templates::harness()), "@PARAMS@", params.toString()),
+      replaceAll(replaceAll(std::string(copying ? templates::harness_copy() : templates::harness()),
+                            "@PARAMS@", params.toString()),
                  "@VERSION@", gen::kGeneratorVersion);
   try {
     // The module's files together: a full disk leaves the previous module, not half a new one.

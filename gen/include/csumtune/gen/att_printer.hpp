@@ -16,6 +16,11 @@ namespace csumtune::gen {
 struct AttOptions {
   std::string symbol = "csum_partial";  // function-local labels are .L<symbol>_<n>
   bool kernelReturn = false;            // `RET` (the kernel macro) instead of `ret`
+  // The kernel's csum_partial_copy_generic: every instruction that reads or writes memory
+  // (not the stack; prefetches cannot fault) gets a label and an _ASM_EXTABLE_UA entry to a
+  // fixup after the body that pops what is pushed at that instruction and returns 0. The
+  // fixups are text only: user space has no exception table, so the JIT has no use for them.
+  bool faultFixups = false;
 };
 
 // A register's AT&T name, e.g. "%rax", "%r9d", "%zmm12".

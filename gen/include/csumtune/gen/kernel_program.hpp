@@ -45,6 +45,10 @@ RegisterPlan planRegisters(const Params& params);
 
 struct ProgramOptions {
   bool validate = false;  // asmjit's strict instruction validation (tests turn it on)
+  // kind=copy with the kernel's signature, csum_partial_copy_generic(src, dst, len): there
+  // is no sum argument; the sum starts at 0xffffffff, so that a correct result is never 0
+  // (0 is how the kernel's callers learn of a fault). Ignored for kind=sum.
+  bool kernelCopyEntry = false;
 };
 
 class KernelProgram {
@@ -59,6 +63,7 @@ class KernelProgram {
   KernelProgram& operator=(const KernelProgram&) = delete;
 
   const Params& params() const { return params_; }
+  const ProgramOptions& options() const { return options_; }
   const RegisterPlan& registers() const { return registers_; }
 
   // The node list: read it, do not change it.
@@ -73,6 +78,7 @@ class KernelProgram {
 
  private:
   Params params_;
+  ProgramOptions options_;
   RegisterPlan registers_;
   asmjit::CodeHolder code_;
   std::unique_ptr<asmjit::x86::Builder> builder_;
