@@ -46,6 +46,34 @@ d = json.load(open(sys.argv[1]))
 assert d["complete"] and d["measure"]["reference"].endswith("(source)")
 assert d["winner"]["baseline"].endswith("(source)")' "$work/tune/results.json"
 
+# Copying kernels against the tree's own csum-copy_64.S, assembled unmodified (through
+# stand-in <linux/linkage.h>, <asm/asm.h>, <asm/errno.h>), verified as a copy and timed.
+copyfile=$tree/arch/x86/lib/csum-copy_64.S
+"$CSUMTUNE" bench --params carry=adc,chains=4,unroll=16,kind=copy --baseline --baseline-source "$copyfile" \
+  --sizes 40,1500 --repeat 5 --format json >"$work/copy.json" 2>"$work/err"
+status=$?
+check "bench kind=copy --baseline-source csum-copy_64.S exits 0 (status $status: $(head -c 300 "$work/err"))" test $status -eq 0
+check "the tree's csum-copy_64.S is in the copy report, first" python3 - "$work/copy.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+src = d["kernels"][0]
+assert src["kind"] == "baseline-source" and src["params"].endswith("csum-copy_64.S"), src
+assert src["name"].endswith("(source)") and all(r["per_byte"]["median"] > 0 for r in src["results"])
+assert any(k["name"] == "linux-csum-copy" for k in d["kernels"])
+PY
+"$CSUMTUNE" bench --params carry=adc --baseline-source "$copyfile" --sizes 40 --repeat 5 >/dev/null 2>"$work/e"
+check "csum-copy_64.S is not a csum_partial baseline (exit $?)" grep -q "a baseline for copying kernels" "$work/e"
+"$CSUMTUNE" bench --params carry=adc,kind=copy --baseline-source "$file" --sizes 40 --repeat 5 >/dev/null 2>"$work/e"
+check "csum-partial_64.c is not a copy baseline (exit $?)" grep -q "copying kernels take a tree" "$work/e"
+printf '#include <linux/linkage.h>\nSYM_FUNC_START(csum_partial_copy_generic)\n\txorl %%eax, %%eax\n\tRET\nSYM_FUNC_END(csum_partial_copy_generic)\n' >"$work/wrong-copy.S"
+"$CSUMTUNE" bench --params carry=adc,kind=copy --baseline-source "$work/wrong-copy.S" --sizes 40 --repeat 5 >/dev/null 2>"$work/e"
+status=$?
+check "a copy that copies nothing -> 1 (status $status)" bash -c "[[ $status -eq 1 ]] && grep -q 'is wrong' '$work/e'"
+printf '#include <linux/linkage.h>\nSYM_FUNC_START(something_else)\n\tRET\nSYM_FUNC_END(something_else)\n' >"$work/nosym.S"
+"$CSUMTUNE" bench --params carry=adc,kind=copy --baseline-source "$work/nosym.S" --sizes 40 --repeat 5 >/dev/null 2>"$work/e"
+status=$?
+check "a .S without csum_partial_copy_generic -> 2 (status $status)" bash -c "[[ $status -eq 2 ]] && grep -q 'defines no csum_partial_copy_generic' '$work/e'"
+
 # Bad input: exit 2 with a message; a wrong implementation: exit 1.
 expect() {  # expect STATUS TEXT FILE
   "$CSUMTUNE" bench --baseline-source "$3" --sizes 40 --repeat 5 >/dev/null 2>"$work/e"

@@ -57,7 +57,7 @@ out=$("$CSUMTUNE" bench --baseline --params carry=adc,chains=2,unroll=8,kind=cop
 expect 2 "--two-pass goes with copying kernels" -- "$CSUMTUNE" bench --params carry=adc --two-pass carry=adc --sizes 64 --repeat 5
 expect 2 "--two-pass takes a summing kernel" -- "$CSUMTUNE" bench --params carry=adc,kind=copy --two-pass carry=adc,kind=copy --sizes 64 --repeat 5
 expect 2 "not both in one run" -- "$CSUMTUNE" bench --params carry=adc,kind=copy --params carry=adc --sizes 64 --repeat 5
-expect 2 "not a baseline for copying kernels" -- "$CSUMTUNE" bench --params carry=adc,kind=copy --baseline-source /nonexistent.c --sizes 64 --repeat 5
+expect 2 "does not exist" -- "$CSUMTUNE" bench --params carry=adc,kind=copy --baseline-source /nonexistent-csum-copy_64.S --sizes 64 --repeat 5
 expect 2 "kind=copy of avx2 in a module" -- "$CSUMTUNE" kmod --params carry=avx2,chains=2,unroll=8,kind=copy -o "${TMPDIR:-/tmp}/csumtune-copy-kmod-$$"
 [[ -e "${TMPDIR:-/tmp}/csumtune-copy-kmod-$$" ]] && { echo "FAIL: a refused kmod wrote its folder"; failures=$((failures + 1)); }
 expect 2 "not avx512vnni" -- "$CSUMTUNE" verify --params carry=avx512vnni,chains=2,unroll=4,kind=copy

@@ -32,10 +32,12 @@ ensure_packages() {
 linux_source_tree() {
   local cache=${CSUMTUNE_KERNEL_CACHE:-/var/cache/csumtune-kernel}/linux-source-6.1
   local top=$cache/linux-source-6.1
-  if [[ ! -f $top/arch/x86/lib/csum-partial_64.c || ! -f $top/Makefile ]]; then
+  if [[ ! -f $top/arch/x86/lib/csum-partial_64.c || ! -f $top/arch/x86/lib/csum-copy_64.S ||
+        ! -f $top/Makefile ]]; then
     mkdir -p "$cache"
     tar -xJf /usr/src/linux-source-6.1.tar.xz -C "$cache" linux-source-6.1/Makefile \
-      linux-source-6.1/arch/x86/lib/csum-partial_64.c || { echo "cannot extract the tree's file" >&2; return 1; }
+      linux-source-6.1/arch/x86/lib/csum-partial_64.c linux-source-6.1/arch/x86/lib/csum-copy_64.S ||
+      { echo "cannot extract the tree's files" >&2; return 1; }
   fi
   echo "$top"
 }

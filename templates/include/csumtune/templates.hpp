@@ -29,5 +29,8 @@ std::string_view stub_linux_types();
 std::string_view stub_linux_bitops();
 std::string_view stub_asm_checksum();
 std::string_view stub_asm_word_at_a_time();
+// And for the tree's csum-copy_64.S: <linux/linkage.h>, <asm/asm.h> (<asm/errno.h> is empty).
+std::string_view stub_linux_linkage();
+std::string_view stub_asm_asm();
 
 }  // namespace csumtune::templates

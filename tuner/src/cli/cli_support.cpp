@@ -99,4 +99,16 @@ void verifySourceBaseline(const tuner::SourceBaseline& source, std::uint64_t see
   }
 }
 
+void verifySourceCopy(const tuner::SourceBaseline& source, std::uint64_t seed) {
+  // The kernel never passes a negative length (csum-wrappers_64.c takes an int it got from a
+  // size), and the file does not guard against one: verified over len >= 0, no slack needed.
+  const tuner::VerifyFixture fixture(seed);
+  const auto plan = tuner::withoutNegativeLengths(tuner::fullPlan(seed));
+  const auto outcome = tuner::verifyCopyKernel(source.verifiableCopyFn(), fixture, plan);
+  if (!outcome.ok()) {
+    throw CheckFailed(fmt::format("{} ({}) is wrong, not timing it: {}", source.name(),
+                                  source.path(), *outcome.failure));
+  }
+}
+
 }  // namespace csumtune::cli

@@ -32,4 +32,8 @@ void checkOutput(const std::string& path);
 // quiet). CheckFailed when it is wrong.
 void verifySourceBaseline(const tuner::SourceBaseline& source, std::uint64_t seed, bool quiet);
 
+// The tree's csum-copy_64.S, proven a correct copy (through its ones'-complement adapter)
+// before it is timed. Throws CheckFailed.
+void verifySourceCopy(const tuner::SourceBaseline& source, std::uint64_t seed);
+
 }  // namespace csumtune::cli

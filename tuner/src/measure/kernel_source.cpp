@@ -73,7 +73,24 @@ int run(const std::vector<std::string>& argv, const fs::path& log, std::string& 
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
 }
 
+SourceBaseline::CopyGenericFn verifiedCopy = nullptr;  // behind verifiableCopyFn()
+
+std::uint32_t addWithEndAroundCarry(std::uint32_t a, std::uint32_t b) {
+  const std::uint64_t sum = std::uint64_t{a} + b;
+  return static_cast<std::uint32_t>(sum) + static_cast<std::uint32_t>(sum >> 32);
+}
+
+std::uint32_t copyAsCsumAndCopy(const void* src, void* dst, int len, std::uint32_t sum) {
+  return addWithEndAroundCarry(verifiedCopy(src, dst, len), sum);
+}
+
 }  // namespace
+
+CopyFn SourceBaseline::verifiableCopyFn() const {
+  if (!copyGeneric_) return nullptr;
+  verifiedCopy = copyGeneric_;
+  return copyAsCsumAndCopy;
+}
 
 SourceBaseline::SourceBaseline(const std::string& path) : path_(path) {
   std::error_code ec;
@@ -94,6 +111,11 @@ SourceBaseline::SourceBaseline(const std::string& path) : path_(path) {
   writeFile(dir / "include/linux/bitops.h", templates::stub_linux_bitops());
   writeFile(dir / "include/asm/checksum.h", templates::stub_asm_checksum());
   writeFile(dir / "include/asm/word-at-a-time.h", templates::stub_asm_word_at_a_time());
+  writeFile(dir / "include/linux/linkage.h", templates::stub_linux_linkage());
+  writeFile(dir / "include/asm/asm.h", templates::stub_asm_asm());
+  writeFile(dir / "include/asm/errno.h", "/* csumtune: nothing the assembly needs */\n");
+  writeFile(dir / "include/asm/export.h", templates::stub_linux_export());
+  const bool assembly = fs::path(path).extension() == ".S";
 
   const char* cc = std::getenv("CC");
   const std::string compiler = cc && *cc ? cc : "cc";
@@ -101,10 +123,20 @@ SourceBaseline::SourceBaseline(const std::string& path) : path_(path) {
   std::string output;
   // -O2 as the kernel builds it; -fPIC -shared for dlopen; the kernel's own C dialect.
   // (-I comes before the system directories: the stand-ins win over the uapi headers.)
-  const int exitStatus = run(
-      {compiler, "-O2", "-std=gnu11", "-fPIC", "-shared", "-fno-strict-aliasing", "-fno-common",
-       "-w", "-I", (dir / "include").string(), fs::absolute(path).string(), "-o", object.string()},
-      dir / "compile.log", output);
+  std::vector<std::string> argv{compiler,
+                                "-O2",
+                                "-std=gnu11",
+                                "-fPIC",
+                                "-shared",
+                                "-fno-strict-aliasing",
+                                "-fno-common",
+                                "-w",
+                                "-Wl,-z,noexecstack",
+                                "-I",
+                                (dir / "include").string()};
+  if (assembly) argv.push_back("-D__ASSEMBLY__");  // as kbuild assembles a .S
+  argv.insert(argv.end(), {fs::absolute(path).string(), "-o", object.string()});
+  const int exitStatus = run(argv, dir / "compile.log", output);
   if (exitStatus != 0) {
     fs::remove_all(dir, ec);
     throw SourceBaselineError(
@@ -118,11 +150,18 @@ SourceBaseline::SourceBaseline(const std::string& path) : path_(path) {
     throw SourceBaselineError(
         fmt::format("cannot load {} built from {}: {}", object.string(), path, dlerror()));
   }
-  fn_ = reinterpret_cast<KernelFn>(dlsym(handle_, "csum_partial"));
-  if (!fn_) {
+  const char* symbol = assembly ? "csum_partial_copy_generic" : "csum_partial";
+  void* found = dlsym(handle_, symbol);
+  if (!found) {
     dlclose(handle_);
+    handle_ = nullptr;
     fs::remove_all(dir, ec);
-    throw SourceBaselineError(path + " defines no csum_partial");
+    throw SourceBaselineError(fmt::format("{} defines no {}", path, symbol));
+  }
+  if (assembly) {
+    copyGeneric_ = reinterpret_cast<CopyGenericFn>(found);
+  } else {
+    fn_ = reinterpret_cast<KernelFn>(found);
   }
 }
 

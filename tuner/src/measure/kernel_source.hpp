@@ -1,8 +1,8 @@
 // A kernel tree's own arch/x86/lib/csum-partial_64.c as a baseline (bench/tune
-// --baseline-source FILE): compiled for user space with the system C compiler against
-// csumtune's stand-in kernel headers (templates/kernel-stubs/), loaded with dlopen, verified
-// like every kernel and timed interleaved with the others. The measurement the 2013 thread
-// asked for: the in-kernel implementation, from user space.
+// --baseline-source FILE), or its csum-copy_64.S for copying kernels: compiled for user space with
+// the system C compiler against csumtune's stand-in kernel headers (templates/kernel-stubs/),
+// loaded with dlopen, verified like every kernel and timed interleaved with the others. The
+// measurement the 2013 thread asked for: the in-kernel implementation, from user space.
 #pragma once
 
 #include <stdexcept>
@@ -12,7 +12,8 @@
 
 namespace csumtune::tuner {
 
-// The file cannot be used: missing, not a regular file, does not compile, has no csum_partial.
+// The file cannot be used: missing, not a regular file, does not compile, has no csum_partial
+// (or, for a .S, no csum_partial_copy_generic).
 class SourceBaselineError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
@@ -20,13 +21,28 @@ class SourceBaselineError : public std::runtime_error {
 
 class SourceBaseline {
  public:
-  // Builds and loads `path`. The compiler is $CC, else cc; flags as the kernel's: -O2.
+  // Builds and loads `path`. The compiler is $CC, else cc; flags as the kernel's: -O2. A
+  // file ending in .S is the copy: csum-copy_64.S, assembled through the C preprocessor.
   explicit SourceBaseline(const std::string& path);
   ~SourceBaseline();
   SourceBaseline(const SourceBaseline&) = delete;
   SourceBaseline& operator=(const SourceBaseline&) = delete;
 
-  KernelFn fn() const { return fn_; }
+  KernelFn fn() const { return fn_; }  // null for the copy
+
+  // The copy (a .S): csum_partial_copy_generic(src, dst, len), its sum starting from ~0.
+  using CopyGenericFn = std::uint32_t (*)(const void* src, void* dst, int len);
+  bool copies() const { return copyGeneric_ != nullptr; }
+  CopyGenericFn copyGeneric() const { return copyGeneric_; }
+  // For timing: the function itself called as a CopyFn. SysV passes the fourth argument in
+  // rcx, which it never reads, so the call is exactly the kernel's code; its result does not
+  // depend on the sum passed in, which lets consecutive calls overlap (if anything, in its
+  // favour).
+  CopyFn timedCopyFn() const { return reinterpret_cast<CopyFn>(copyGeneric_); }
+  // For verifying: a CopyFn with csum_and_copy's meaning, the kernel's result plus `sum` in
+  // ones' complement (0xffffffff, its start, is negative zero there). One SourceBaseline copy
+  // at a time per process can be behind it.
+  CopyFn verifiableCopyFn() const;
   // "linux-6.1.192 (source)" when the file sits in a tree whose Makefile says its version,
   // else "source:<file name>".
   const std::string& name() const { return name_; }
@@ -39,6 +55,7 @@ class SourceBaseline {
   std::string path_, name_, workDir_;
   void* handle_ = nullptr;
   KernelFn fn_ = nullptr;
+  CopyGenericFn copyGeneric_ = nullptr;
 };
 
 }  // namespace csumtune::tuner

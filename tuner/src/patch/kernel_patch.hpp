@@ -21,15 +21,22 @@ struct KernelTree {
   std::pair<int, int> version;  // Makefile VERSION, PATCHLEVEL
   std::string sublevel;         // SUBLEVEL as written ("" when absent)
   bool git = false;             // a git checkout (ROOT/.git exists)
-  std::string cFile;            // the tree's csum-partial_64.c, read
+  std::string cFile;            // the file the patch replaces, read (csum-partial_64.c or,
+                                // for a copy, csum-copy_64.S)
   std::string versionText() const;
 };
 
 inline constexpr const char* kCsumC = "arch/x86/lib/csum-partial_64.c";
 inline constexpr const char* kCsumS = "arch/x86/lib/csum-partial_64.S";
+// csum_partial_copy_generic, rewritten in place by a kind=copy patch.
+inline constexpr const char* kCopyS = "arch/x86/lib/csum-copy_64.S";
 
-// Reads what the patch needs from `root`. Throws TreeError.
-KernelTree readKernelTree(const std::string& root);
+// Which file a patch replaces: csum-partial_64.c (by a new .S) or csum-copy_64.S.
+enum class PatchTarget { Sum, Copy };
+
+// Reads what the patch needs from `root` (for Copy, the tree's csum-copy_64.S into cFile).
+// Throws TreeError.
+KernelTree readKernelTree(const std::string& root, PatchTarget target = PatchTarget::Sum);
 
 // One file's change as a unified diff hunk set, git style (`diff --git`, new/deleted file).
 // `before` or `after` empty: the file is created or deleted.
