@@ -39,11 +39,11 @@ std::string profileSpec(const std::vector<ProfileEntry>& entries) {
 }
 
 std::string runFolderName(std::string_view profile, bool cold, bool kernelSafe,
-                          std::size_t maxBytes) {
+                          std::size_t maxBytes, bool copying) {
   // The kernel profile is kernel-safe by nature: "kernel", not "kernel-kernel".
   const bool mark = kernelSafe && profile != "kernel";
-  return fmt::format("{}{}{}{}", profile, cold ? "-cold" : "", mark ? "-kernel" : "",
-                     maxBytes ? fmt::format("-max{}", maxBytes) : "");
+  return fmt::format("{}{}{}{}{}", copying ? "copy-" : "", profile, cold ? "-cold" : "",
+                     mark ? "-kernel" : "", maxBytes ? fmt::format("-max{}", maxBytes) : "");
 }
 
 }  // namespace csumtune::results

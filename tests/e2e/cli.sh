@@ -58,7 +58,7 @@ expect 2 "--two-pass goes with copying kernels" -- "$CSUMTUNE" bench --params ca
 expect 2 "--two-pass takes a summing kernel" -- "$CSUMTUNE" bench --params carry=adc,kind=copy --two-pass carry=adc,kind=copy --sizes 64 --repeat 5
 expect 2 "not both in one run" -- "$CSUMTUNE" bench --params carry=adc,kind=copy --params carry=adc --sizes 64 --repeat 5
 expect 2 "does not exist" -- "$CSUMTUNE" bench --params carry=adc,kind=copy --baseline-source /nonexistent-csum-copy_64.S --sizes 64 --repeat 5
-expect 2 "kind=copy of avx2 in a module" -- "$CSUMTUNE" kmod --params carry=avx2,chains=2,unroll=8,kind=copy -o "${TMPDIR:-/tmp}/csumtune-copy-kmod-$$"
+expect 2 "vector registers" -- "$CSUMTUNE" kmod --params carry=avx2,chains=2,unroll=8,kind=copy -o "${TMPDIR:-/tmp}/csumtune-copy-kmod-$$"
 [[ -e "${TMPDIR:-/tmp}/csumtune-copy-kmod-$$" ]] && { echo "FAIL: a refused kmod wrote its folder"; failures=$((failures + 1)); }
 expect 2 "not avx512vnni" -- "$CSUMTUNE" verify --params carry=avx512vnni,chains=2,unroll=4,kind=copy
 expect 2 "key 'kind' given twice" -- "$CSUMTUNE" verify --params carry=adc,kind=copy,kind=copy
@@ -167,6 +167,28 @@ else
 fi
 expect 2 "tuned for 64:3,1500:1" -- "$CSUMTUNE" tune --profile mtu --out "$work/run" --resume
 expect 2 "was tuned with --max-bytes 0, this run has 296" -- "$CSUMTUNE" tune --sizes 64:3,1500:1 --size-preset tiny --out "$work/run" --resume
+# tune --kind copy: copying kernels of the kernel-safe families against linux-csum-copy; the
+# winner copies, winner.S is csum_partial_copy_generic with its exception table; a summing
+# run cannot be resumed as a copying one.
+if "$CSUMTUNE" tune --kind copy --kernel-safe --sizes 40:3,1500:1 --budget 8 --frame-shapes 1 --polish-shapes 0 \
+     --finalists 2 --out "$work/copy" --quiet >"$work/out" 2>&1 &&
+   python3 - "$work/copy/results.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["complete"] and d["winner"]["params"].endswith(",kind=copy"), d["winner"]["params"]
+assert all(e["params"].endswith(",kind=copy") for e in d["evaluations"])
+assert d["measure"]["reference"] == "linux-csum-copy" and d["winner"]["baseline"] == "linux-csum-copy"
+PY
+then
+  grep -q "^SYM_FUNC_START(csum_partial_copy_generic)" "$work/copy/winner.S" &&
+    grep -q "_ASM_EXTABLE_UA" "$work/copy/winner.S" &&
+    echo "ok:   tune --kind copy: a copying winner against linux-csum-copy, winner.S csum_partial_copy_generic" ||
+    { echo "FAIL: tune --kind copy winner.S"; failures=$((failures + 1)); }
+else
+  echo "FAIL: tune --kind copy: $(tail -c 400 "$work/out")"; failures=$((failures + 1))
+fi
+expect 2 "searched sum kernels, this run searches copy kernels" -- "$CSUMTUNE" tune --kind copy --sizes 64:3,1500:1 --out "$work/run" --resume
+expect 2 "--kind" -- "$CSUMTUNE" tune --kind frob
 # A size-limited tune: the winner fits, bigger candidates are recorded too-big, every output
 # has the sizes.
 if "$CSUMTUNE" tune --kernel-safe --sizes 40:7,1500:1 --budget 30 --frame-shapes 1 --finalists 2 \

@@ -51,6 +51,26 @@ for what in "--results $winner" "--params carry=adc,chains=4,unroll=16" \
     grep -q 'bytes after' '$work/$n.patch' && ! grep -q 'Signed-off-by' '$work/$n.patch'"
 done
 
+# kind=copy: csum-copy_64.S rewritten in place; applies; then the replaced file is refused.
+"$CSUMTUNE" patch --tree "$tree" --params carry=adc,chains=6,unroll=30,tail=overlap,kind=copy \
+  -o "$work/copy.patch" 2>"$work/copy.err"
+check "patch kind=copy with figures exits 0 ($(head -c 200 "$work/copy.err"))" test $? -eq 0
+check "the copy patch applies (patch -p1 --dry-run)" bash -c "cd '$tree' && patch -p1 --dry-run -s <'$work/copy.patch'"
+check "the copy patch: subject, the tree's file rewritten, fault contract, figures" bash -c "
+  head -1 '$work/copy.patch' | grep -q '^x86/csum: Replace csum_partial_copy_generic()' &&
+  grep -q '^+++ b/arch/x86/lib/csum-copy_64.S' '$work/copy.patch' &&
+  grep -q '^+SYM_FUNC_START(csum_partial_copy_generic)' '$work/copy.patch' &&
+  grep -q '^+	_ASM_EXTABLE_UA(' '$work/copy.patch' && grep -q '^+#include <asm/asm.h>' '$work/copy.patch' &&
+  grep -q 'length |     Set Sz |   before |    after' '$work/copy.patch' &&
+  grep -q '^Code size of csum_partial_copy_generic(): [0-9]* bytes before' '$work/copy.patch' &&
+  ! grep -q 'Signed-off-by' '$work/copy.patch'"
+mkdir -p "$work/copied/arch/x86/lib" "$work/nocopy/arch/x86/lib"
+cp "$tree/Makefile" "$work/copied/" && cp "$tree/Makefile" "$work/nocopy/"
+cp "$tree/arch/x86/lib/csum-copy_64.S" "$work/copied/arch/x86/lib/"
+(cd "$work/copied" && patch -p1 -s <"$work/copy.patch")
+expect 2 "is csumtune's already" -- "$CSUMTUNE" patch --tree "$work/copied" --params carry=adc,kind=copy --no-figures
+expect 2 "has no arch/x86/lib/csum-copy_64.S" -- "$CSUMTUNE" patch --tree "$work/nocopy" --params carry=adc,kind=copy --no-figures
+
 # A git checkout: format-patch shape, git am applies it as a commit of its own.
 git_tree=$work/git-tree
 mkdir -p "$git_tree/arch/x86/lib"
@@ -80,7 +100,7 @@ check "the 2013 thread's table against the tree's own file" bash -c "
 
 # Refused with exit 2.
 expect 2 "uses vector registers" -- "$CSUMTUNE" patch --tree "$tree" --params carry=avx512,chains=2,unroll=4 --no-figures
-expect 2 "kind=copy in kernel style" -- "$CSUMTUNE" patch --tree "$tree" --params carry=adc,kind=copy --no-figures
+expect 2 "may not touch" -- "$CSUMTUNE" patch --tree "$tree" --params carry=avx2,chains=2,unroll=8,kind=copy --no-figures
 mkdir -p "$work/arm/arch/arm64/lib"
 cp "$tree/Makefile" "$work/arm/"
 expect 2 "not an x86 kernel tree" -- "$CSUMTUNE" patch --tree "$work/arm" --params carry=adc --no-figures

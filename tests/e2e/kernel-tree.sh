@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # The .S as the kernel's own csum_partial, end to end: `csumtune patch` on Debian's
 # linux-source-6.1 tree for the committed kernel-safe winner and one shape of every GPR carry
-# family; each patched tree is built (tinyconfig + kernel-tree/kernel.config: ORC, retpolines,
+# family, each with a copying shape (kind=copy) patched into csum-copy_64.S beside it, so
+# csum_partial_copy_generic is csumtune's too; each patched tree is built (tinyconfig + kernel-tree/kernel.config: ORC, retpolines,
 # return thunks, SLS — objtool checks every RET; any `objtool:` line or `WARNING:` fails) and
 # booted under qemu TCG with a virtio-net NIC whose checksum offload is off, so the guest sums
 # and validates in software; the host moves TCP both ways (SHA-256 at both ends), UDP of every
 # payload length 1..1472, and the guest pings (IPv4 and IPv6) through qemu's user-mode stack,
-# which drops packets whose checksum is wrong; the module harness runs inside each kernel.
-# A deliberately broken .S (one carry dropped) must make the traffic fail.
+# which drops packets whose checksum is wrong; the copy sums ICMP echoes sent through a ping
+# socket (qemu checks their checksums) and the UDP the guest receives; sends from, and
+# receives into, buffers that run into an unmapped page must fail with EFAULT without an
+# oops (the copy's exception-table fixups); the module harness runs inside each kernel.
+# A deliberately broken csum_partial, and a broken copy, (one carry dropped) must be caught.
 #
 #   tests/e2e/kernel-tree.sh CSUMTUNE SOURCE_DIR [WORK_DIR]
 #
@@ -46,9 +50,14 @@ if [[ $(cat "$CACHE/unpacked" 2>/dev/null) != "$stamp" ]]; then
   cp "$src/arch/x86/lib/csum-partial_64.c" "$src/arch/x86/lib/Makefile" "$pristine/"
   echo "$stamp" >"$CACHE/unpacked"
 fi
+# (Caches unpacked before the copy was patched too lack its pristine file: from the tarball.)
+if [[ ! -s $pristine/csum-copy_64.S ]]; then
+  tar -xJOf "$tarball" linux-source-6.1/arch/x86/lib/csum-copy_64.S >"$pristine/csum-copy_64.S.new" &&
+    mv "$pristine/csum-copy_64.S.new" "$pristine/csum-copy_64.S" || { log "cannot extract csum-copy_64.S"; exit 1; }
+fi
 restore_tree() {
   rm -f "$src"/arch/x86/lib/csum-partial_64.S "$src"/arch/x86/lib/*.orig "$src"/arch/x86/lib/*.rej
-  cp "$pristine/csum-partial_64.c" "$pristine/Makefile" "$src/arch/x86/lib/"
+  cp "$pristine/csum-partial_64.c" "$pristine/Makefile" "$pristine/csum-copy_64.S" "$src/arch/x86/lib/"
 }
 trap restore_tree EXIT
 restore_tree
@@ -81,7 +90,21 @@ specs=("--results $winner"
        "--params carry=adcx,chains=2,unroll=8,words=loop"
        "--params carry=add32,chains=3,unroll=9,tail=overlap"
        "--params carry=cmov,chains=2,unroll=8,exact=40,short=0"
-       "broken --params carry=adc,chains=4,unroll=16,prefetch=256,hint=nta")
+       "broken --params carry=adc,chains=4,unroll=16,prefetch=256,hint=nta"
+       "--params carry=adc,chains=4,unroll=16,prefetch=256,hint=nta")
+# The copy patched in beside each: the committed kernel-safe copy winner, then a shape of
+# every GPR family (one pushing six callee-saved registers, whose fixups pop them); the last
+# one deliberately broken (one carry dropped), beside a good csum_partial.
+copy_winner=$SOURCE/results/$key/copy-kernel/results.json
+copy_first="--params carry=adc,chains=6,unroll=30,tail=overlap,sum=last,entry=lean,exact=40,short=128,kind=copy"
+[[ -f $copy_winner ]] && copy_first="--results $copy_winner"
+copies=("$copy_first"
+        "--params carry=cmov,chains=8,unroll=32,prefetch=256,hint=nta,exact=40,sum=last,kind=copy"
+        "--params carry=adcx,chains=4,unroll=12,words=loop,kind=copy"
+        "--params carry=add32,chains=3,unroll=9,tail=overlap,kind=copy"
+        "--params carry=adc,chains=4,unroll=16,prefetch=256,hint=nta,kind=copy"
+        "--params carry=adc,chains=4,unroll=16,prefetch=256,hint=nta,kind=copy"
+        "broken --params carry=adc,chains=4,unroll=16,prefetch=256,hint=nta,kind=copy")
 # The harness module carries a shape of another family than any kernel above.
 module_params="carry=adcx,chains=4,unroll=12,tail=overlap,exact=40"
 
@@ -91,11 +114,20 @@ free_udp_port() { python3 -c 'import socket; s=socket.socket(type=socket.SOCK_DG
 failures=0
 fail() { log "FAIL $*"; failures=$((failures + 1)); }
 
-# build_shape N SPEC: patches the pristine tree, builds bzImage and the harness module into
-# $WORK/shapeN/. Returns 1 (after saying why) when anything is wrong.
+# drop_a_carry FILE: deletes the first `adc $0` (a main loop's fold); 1 if there was none.
+drop_a_carry() {
+  cp "$1" "$WORK/unbroken.S"
+  sed -i '0,/^\tadc\t\$0, %/{/^\tadc\t\$0, %/d}' "$1"
+  ! cmp -s "$1" "$WORK/unbroken.S"
+}
+
+# build_shape N SPEC COPYSPEC: patches the pristine tree (csum_partial, then the copy), builds
+# bzImage and the harness module into $WORK/shapeN/. Returns 1 (after saying why) when
+# anything is wrong.
 build_shape() {
-  local n=$1 spec=$2 dir=$WORK/shape$1 broken=0
+  local n=$1 spec=$2 copyspec=$3 dir=$WORK/shape$1 broken=0 broken_copy=0
   [[ $spec == broken* ]] && { broken=1; spec=${spec#broken }; }
+  [[ $copyspec == broken* ]] && { broken_copy=1; copyspec=${copyspec#broken }; }
   rm -rf "$dir" && mkdir -p "$dir"
   restore_tree
   # shellcheck disable=SC2086
@@ -106,11 +138,19 @@ build_shape() {
   [[ -f $asm && ! -e $src/arch/x86/lib/csum-partial_64.c ]] || { fail "$spec: the patch did not replace the .c"; return 1; }
   sed -n 's/^ \* params:[[:space:]]*//p' "$asm" | head -1 >"$dir/shape"
   if [[ $broken == 1 ]]; then
-    # One carry dropped: the first `adc $0` of the main loop's fold.
-    cp "$asm" "$dir/unbroken.S"
-    sed -i '0,/^\tadc\t\$0, %/{/^\tadc\t\$0, %/d}' "$asm"
-    cmp -s "$asm" "$dir/unbroken.S" && { fail "$spec: no carry to drop in the .S"; return 1; }
+    drop_a_carry "$asm" || { fail "$spec: no carry to drop in the .S"; return 1; }
     echo "BROKEN $(cat "$dir/shape")" >"$dir/shape"
+  fi
+  # shellcheck disable=SC2086
+  "$CSUMTUNE" patch --tree "$src" $copyspec --no-figures -o "$dir/copy.patch" 2>"$dir/copy-patch.err" ||
+    { fail "csumtune patch $copyspec: $(head -c 300 "$dir/copy-patch.err")"; return 1; }
+  (cd "$src" && patch -p1 -s <"$dir/copy.patch") || { fail "the patch for $copyspec does not apply"; return 1; }
+  local copy=$src/arch/x86/lib/csum-copy_64.S
+  grep -q "Generated by csumtune" "$copy" || { fail "$copyspec: the patch did not replace csum-copy_64.S"; return 1; }
+  sed -n 's/^ \* params:[[:space:]]*//p' "$copy" | head -1 >"$dir/copy-shape"
+  if [[ $broken_copy == 1 ]]; then
+    drop_a_carry "$copy" || { fail "$copyspec: no carry to drop in the copy"; return 1; }
+    echo "BROKEN-COPY $(cat "$dir/copy-shape")" >"$dir/copy-shape"
   fi
   local start=$SECONDS
   if ! make -C "$src" O="$build" -j"$(nproc)" bzImage modules >"$dir/build.log" 2>&1; then
@@ -119,11 +159,14 @@ build_shape() {
   echo $((SECONDS - start)) >"$dir/build.seconds"
   if grep -E "objtool:|WARNING:" "$dir/build.log"; then fail "objtool or modpost warnings building $(cat "$dir/shape")"; return 1; fi
   grep -q "AS.*arch/x86/lib/csum-partial_64.o" "$dir/build.log" || { fail "$(cat "$dir/shape"): the .S was not assembled"; return 1; }
+  grep -q "AS.*arch/x86/lib/csum-copy_64.o" "$dir/build.log" || { fail "$(cat "$dir/copy-shape"): the copy was not assembled"; return 1; }
   grep -qw csum_partial "$build/Module.symvers" || { fail "csum_partial is not exported (Module.symvers)"; return 1; }
   cp "$build/arch/x86/boot/bzImage" "$dir/bzImage"
   local size
   size=$(nm -S "$build/vmlinux" | awk '$4 == "csum_partial" {print $2}')
   echo $((16#${size:-0})) >"$dir/size"
+  size=$(nm -S "$build/vmlinux" | awk '$4 == "csum_partial_copy_generic" {print $2}')
+  echo $((16#${size:-0})) >"$dir/copy-size"
   # The harness module, built against this kernel.
   "$CSUMTUNE" kmod --params "$module_params" -o "$dir/module" >/dev/null 2>"$dir/kmod.err" ||
     { fail "csumtune kmod: $(head -c 300 "$dir/kmod.err")"; return 1; }
@@ -137,7 +180,7 @@ build_shape() {
 # $WORK/shapeN/console.txt and the host's log in traffic.log. Returns traffic.py's status.
 boot_shape() {
   local n=$1 dir=$WORK/shape$1 bytes=$BYTES deadline=$((TIMEOUT - 120)) first=()
-  [[ $(cat "$dir/shape") == BROKEN* ]] && { bytes=$((4 << 20)); deadline=75; first=(--first-failure); }
+  [[ $(cat "$dir/shape" "$dir/copy-shape") == *BROKEN* ]] && { bytes=$((4 << 20)); deadline=75; first=(--first-failure); }
   local root=$dir/initramfs
   rm -rf "$root" && mkdir -p "$root"/{bin,proc,sys,dev,modules,tmp}
   cp "$(command -v busybox)" "$root/bin/busybox"
@@ -178,7 +221,7 @@ verdict() {
   # virtio-net in 6.1 always sets rx-checksumming (NETIF_F_RXCSUM); without GUEST_CSUM the
   # device never marks a packet valid, so the stack checks each one with csum_partial.
   grep -q "csumtune-e2e: virtio features csum=0 guest_csum=0" "$console" &&
-    grep -q "csumtune-e2e: nic eth0 .*tx-checksumming=off" "$console" ||
+    grep -q "csumtune-e2e: nic eth0 .*tx-checksumming=off.*generic-receive-offload=off" "$console" ||
     problems+=("checksum offload is not off: $(grep -oE '(virtio features|nic eth0).*' "$console" | tr '\n' ' ')")
   [[ $traffic -eq 0 ]] || problems+=("traffic: $(grep -E 'FAIL' "$dir/traffic.log" | head -3 | tr '\n' ' ')")
   local pings bad_pings
@@ -188,15 +231,19 @@ verdict() {
   local errors
   errors=$(csum_errors "$console")
   [[ $errors == 0 ]] || problems+=("InCsumErrors $errors")
+  grep -q "csumtune-e2e: icmp-socket [0-9]* echoes ok" "$console" ||
+    problems+=("icmp echoes through the copy: $(grep -o 'icmp-socket.*' "$console" | head -1)")
+  grep -q "csumtune-e2e: send-faults [0-9]* sends .*all EFAULT" "$console" ||
+    problems+=("send faults: $(grep -o 'send-faults.*' "$console" | head -2 | tr '\n' ' ')")
   grep -q "csum_test: RESULT PASS" "$console" && grep -q "csumtune-e2e: insmod ok" "$console" ||
     problems+=("module harness: $(grep -E 'csum_test: RESULT|insmod' "$console" | head -2 | tr '\n' ' ')")
   local taint
   taint=$(sed -n 's/.*csumtune-e2e: tainted \([0-9]*\).*/\1/p' "$console")
   [[ -n $taint && $(( taint & ~(4096 | 8192) )) -eq 0 ]] || problems+=("tainted '$taint'")
-  local moved="$((2 * BYTES)) TCP bytes (SHA-256 equal both ends), 1472 UDP datagrams, $pings pings"
+  local moved="$((2 * BYTES)) TCP bytes (SHA-256 equal both ends), 1472 UDP datagrams, $pings pings, $(grep -o 'icmp-socket [0-9]* echoes' "$console"), $(grep -o '[0-9]* of [0-9]* EFAULT' "$dir/traffic.log") on receive, $(grep -o 'send-faults [0-9]* sends' "$console" | cut -d' ' -f2) EFAULT on send"
   local times="build $(cat "$dir/build.seconds") s, boot+traffic $(cat "$dir/boot.seconds") s under TCG"
   if [[ ${#problems[@]} -eq 0 ]]; then
-    log "PASS $shape: csum_partial $(cat "$dir/size") bytes; $moved; InCsumErrors 0; module harness PASS ($times)"
+    log "PASS $shape: csum_partial $(cat "$dir/size") bytes; copy $(cat "$dir/copy-shape"): csum_partial_copy_generic $(cat "$dir/copy-size") bytes; $moved; InCsumErrors 0; module harness PASS ($times)"
   else
     fail "$shape: $(printf '%s; ' "${problems[@]}") ($times; console $console)"
   fi
@@ -219,10 +266,12 @@ print(total if lines else "unknown")
 PY
 }
 
+# CSUMTUNE_TREE_ONLY="0 6": only those shapes (while working on one; CI runs them all).
 for n in "${!specs[@]}"; do
+  [[ -n ${CSUMTUNE_TREE_ONLY:-} && " $CSUMTUNE_TREE_ONLY " != *" $n "* ]] && continue
   spec=${specs[$n]}
-  build_shape "$n" "$spec" || continue
-  log "built $(cat "$WORK/shape$n/shape") in $(cat "$WORK/shape$n/build.seconds") s, objtool and modpost clean"
+  build_shape "$n" "$spec" "${copies[$n]}" || continue
+  log "built $(cat "$WORK/shape$n/shape") + copy $(cat "$WORK/shape$n/copy-shape") in $(cat "$WORK/shape$n/build.seconds") s, objtool and modpost clean"
   boot_shape "$n"
   traffic=$?
   if [[ $(cat "$WORK/shape$n/shape") == BROKEN* ]]; then
@@ -231,6 +280,16 @@ for n in "${!specs[@]}"; do
       log "ok: the broken .S ($(cat "$WORK/shape$n/shape")) was caught: $(grep FAIL "$WORK/shape$n/traffic.log" | head -2 | tr '\n' ' ')InCsumErrors $errors"
     else
       fail "the broken .S was not caught (traffic status $traffic, InCsumErrors $errors)"
+    fi
+  elif [[ $(cat "$WORK/shape$n/copy-shape") == BROKEN* ]]; then
+    # A wrong copy sums wrongly both ways: qemu drops the echo requests it made the ICMP
+    # checksum of, and the guest drops (InCsumErrors) the UDP it receives.
+    console=$WORK/shape$n/console.txt
+    errors=$(csum_errors "$console")
+    if grep -q "csumtune-e2e: icmp-socket FAIL" "$console" && [[ $traffic -ne 0 && $errors =~ ^[0-9]+$ && $errors -gt 0 ]]; then
+      log "ok: the broken copy ($(cat "$WORK/shape$n/copy-shape")) was caught: $(grep -o 'icmp-socket FAIL.*' "$console" | head -1); $(grep FAIL "$WORK/shape$n/traffic.log" | head -1) InCsumErrors $errors"
+    else
+      fail "the broken copy was not caught (icmp: $(grep -o 'icmp-socket.*' "$console" | head -1); traffic status $traffic, InCsumErrors $errors)"
     fi
   else
     verdict "$n" "$traffic"

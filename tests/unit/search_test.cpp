@@ -239,6 +239,35 @@ TEST(Replay, AnswersFromTheTableAndRanks) {
   EXPECT_DOUBLE_EQ(replay.measure(replay.optimum()->params).score, replay.optimum()->score);
 }
 
+// tune --kind copy searches copying kernels only: every point of the space, projected from
+// anywhere in the box, is a valid copying kernel of a family that can copy.
+TEST(SearchSpace, CopyingSpaceHoldsOnlyValidCopyingKernels) {
+  for (bool kernelSafe : {true, false}) {
+    const SearchSpace space(kernelSafe, gen::Kind::Copy);
+    EXPECT_EQ(std::count(space.families().begin(), space.families().end(), gen::Carry::Avx512Vnni),
+              0);
+    const auto all = space.distinctKernels();
+    EXPECT_GT(all.size(), 100u);
+    for (const gen::Params& p : all) {
+      EXPECT_EQ(p.kind, gen::Kind::Copy) << p.toString();
+      EXPECT_TRUE(gen::validationError(p).empty()) << p.toString();
+    }
+    const Point low = SearchSpace::lowerBounds(), high = SearchSpace::upperBounds();
+    for (gen::Carry carry : space.families()) {
+      for (double t : {0.0, 0.3, 0.7, 1.0}) {
+        Point x;
+        for (std::size_t i = 0; i < kDimensions; ++i) x[i] = low[i] + t * (high[i] - low[i]);
+        const gen::Params p = space.project(carry, x);
+        EXPECT_EQ(p.kind, gen::Kind::Copy);
+        EXPECT_TRUE(gen::validationError(p).empty()) << p.toString();
+      }
+    }
+  }
+  // The summing space is what it was.
+  for (const gen::Params& p : SearchSpace(true).distinctKernels())
+    EXPECT_EQ(p.kind, gen::Kind::Sum);
+}
+
 TEST(Profile, ScoreIsTimePerByteOfTheMix) {
   const Profile imix = *namedProfile("imix");
   EXPECT_EQ(imix.spec(), "40:7,576:4,1500:1");

@@ -136,7 +136,7 @@ std::string renderSource(const SourceRequest& request) {
   const bool kernel = request.style == SourceStyle::Kernel;
   if (kernel && !gen::traitsOf(request.params.carry).kernelSafe()) {
     throw gen::ParamsError(fmt::format(
-        "carry={} uses vector registers, which kernel csum_partial may not touch (for user "
+        "carry={} uses vector registers, which the kernel's checksum code may not touch (for user "
         "space: csumtune emit --style gas)",
         gen::toString(request.params.carry)));
   }

@@ -97,12 +97,13 @@ enum { kMaxLen = 70000, kPage = 4096 };
 /* `bytes` of read-write memory ending exactly where an inaccessible page begins. */
 static uint8_t* before_guard(size_t bytes) {
   const size_t span = (bytes + kPage - 1) / kPage * kPage;
-  uint8_t* base = mmap(NULL, span + kPage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  uint8_t* base =
+      mmap(NULL, span + kPage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (base == MAP_FAILED || mprotect(base + span, kPage, PROT_NONE) != 0) {
     perror("mmap");
     exit(2);
   }
-  return base + span;  /* the guard page */
+  return base + span; /* the guard page */
 }
 
 static int failures, cases;
@@ -123,7 +124,8 @@ int main(void) {
   uint8_t* dst_end = before_guard(kMaxLen + 64);
   uint8_t* src_base = src_end - (kMaxLen + 64);
   uint32_t x = 2463534242u;
-  for (int i = 0; i < kMaxLen + 64; ++i) src_base[i] = (uint8_t)((x = x * 1103515245u + 12345u) >> 16);
+  for (int i = 0; i < kMaxLen + 64; ++i)
+    src_base[i] = (uint8_t)((x = x * 1103515245u + 12345u) >> 16);
 
   static const int longs[] = {1500, 4095, 4096, 9000, 65536, 70000};
   enum { kShort = 301, kLens = kShort + sizeof longs / sizeof longs[0] };
@@ -145,8 +147,9 @@ int main(void) {
     }
     if (len == 0) continue;
     /* Faults: only `k` bytes of the source (then of the destination) are accessible. */
-    const int points[] = {0, 1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 32, 33, 39, 40, 63, 64, 65,
-                          127, 128, 129, 255, 256, 1499, 4096, 8191, 65535, len / 2, len - 1};
+    const int points[] = {0,   1,   2,   3,    7,    8,    9,     15,      16,     17,
+                          31,  32,  33,  39,   40,   63,   64,    65,      127,    128,
+                          129, 255, 256, 1499, 4096, 8191, 65535, len / 2, len - 1};
     for (size_t p = 0; p < sizeof points / sizeof points[0]; ++p) {
       const int k = points[p];
       if (k >= len) continue;

@@ -32,10 +32,18 @@ for size in 0 1 7 8 15 16 31 39 40 41 56 63 64 65 100 127 255 511 1000 1400 1452
   echo "csumtune-e2e: ping6 $size $r"
 done
 
+# The copy: csum_partial_copy_generic (csum-copy_64.S, csumtune's too) sums what user space
+# sends through a ping socket, and that sum is the ICMP checksum qemu checks; sends from
+# buffers that run into an unmapped page must fail with EFAULT, the kernel carrying on.
+echo "0 0" >/proc/sys/net/ipv4/ping_group_range
+/bin/agent echo 10.0.2.2
+/bin/agent send-faults 10.0.2.2
+
 # TCP and UDP, driven by the host (traffic.py); ends when the host says quit or at the deadline.
 /bin/agent serve 7000 7001 "${seconds:-600}"
 
-# The stack's own verdicts: packets whose checksum did not verify.
+# The stack's own verdicts: packets whose checksum did not verify. (The datagrams received
+# into faulting buffers count as Udp InErrors, not InCsumErrors.)
 grep -E '^(Ip|Icmp|Tcp|Udp):' /proc/net/snmp | sed 's/^/csumtune-e2e: snmp /'
 grep -E 'InCsumErrors' /proc/net/snmp6 | sed 's/^/csumtune-e2e: snmp6 /'
 

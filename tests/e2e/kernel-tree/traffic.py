@@ -6,8 +6,10 @@
 
 TCP both ways: N random bytes up in writes of odd, varied sizes and N down, each compared by
 SHA-256 with the hash the guest computed; then a UDP datagram of every payload length 1..1472
-to the guest, each acknowledged with its length and hash over TCP. qemu's user-mode stack drops packets whose checksum is wrong, so a
-kernel that sums wrongly shows here as a failed or stalled transfer. Exit 0 when all agree.
+to the guest, each acknowledged with its length and hash over TCP; then datagrams the guest
+receives into buffers that run into an unmapped page, each of which must fail with EFAULT.
+qemu's user-mode stack drops packets whose checksum is wrong, so a kernel that sums wrongly
+shows here as a failed or stalled transfer. Exit 0 when all agree.
 """
 import argparse
 import hashlib
@@ -164,6 +166,38 @@ def udp_datagrams(tcp_port, udp_port, deadline, largest=1472):
     return ok
 
 
+def udp_receive_faults(tcp_port, udp_port, deadline, count=24):
+    """COUNT datagrams (16..1472 bytes) that the guest receives into buffers running into an
+    unmapped page: each recv must fail with EFAULT, a fault inside the kernel's
+    csum_partial_copy_generic fixed up to return 0, and the kernel must carry on."""
+    with socket.create_connection(("127.0.0.1", tcp_port), timeout=30) as acks, \
+            socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        acks.sendall(b"udp-acks\n")
+        reader = LineReader(acks)
+        if reader.readline(time.time() + 30) != b"ready":
+            log("FAIL: the agent did not start acknowledging datagrams")
+            return False
+        with socket.create_connection(("127.0.0.1", tcp_port), timeout=30) as c:
+            c.sendall(f"recv-faults {count}\n".encode())
+            reply = LineReader(c).readline(time.time() + 30)
+        if reply != b"ready":
+            log("FAIL: the agent did not take recv-faults")
+            return False
+        s.connect(("127.0.0.1", udp_port))
+        efaults, other = 0, []
+        for i in range(count):
+            s.send(os.urandom(16 + (i * 613) % 1457))
+            line = reader.readline(min(deadline, time.time() + 5.0))
+            if line == b"efault":
+                efaults += 1
+            else:
+                other.append(line.decode(errors="replace") if line else "lost")
+    ok = efaults == count
+    log(f"udp recv into buffers running into an unmapped page: {efaults} of {count} EFAULT"
+        + ("" if ok else f", FAIL: {other[:4]}"))
+    return ok
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("tcp_port", type=int)
@@ -179,7 +213,8 @@ def main():
         return 1
     ok = True
     for check in (lambda: tcp_transfers(args.tcp_port, args.bytes, deadline),
-                  lambda: udp_datagrams(args.tcp_port, args.udp_port, deadline)):
+                  lambda: udp_datagrams(args.tcp_port, args.udp_port, deadline),
+                  lambda: udp_receive_faults(args.tcp_port, args.udp_port, deadline)):
         try:
             ok &= check()
         except OSError as error:

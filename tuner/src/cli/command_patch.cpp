@@ -113,8 +113,8 @@ std::string gitAuthor(const tuner::KernelTree& tree) {
 
 // The 2013 thread's table: the tree's own file (before) and the tuned kernel (after), hot
 // and cold, core cycles per byte, measured interleaved on this CPU.
-std::string measureFigures(const PatchOptions& o, const tuner::SourceBaseline& source,
-                           KernelFn tuned) {
+std::string measureFigures(const PatchOptions& o, const tuner::TimedKernel& before,
+                           const tuner::TimedKernel& after, std::string_view file) {
   const int cpu = o.cpu >= 0 ? o.cpu : tuner::defaultBenchCpu();
   if (auto error = tuner::pinToCpu(cpu)) throw UsageError(*error);
   auto timer = tuner::makeTimer();
@@ -130,9 +130,7 @@ std::string measureFigures(const PatchOptions& o, const tuner::SourceBaseline& s
     tuner::WorkloadConfig wc;
     wc.cache = cache;
     tuner::Workload workload(wc, 65536);
-    const auto samples = tuner::measureInterleaved(
-        {{"before", "", "baseline-source", source.fn()}, {"after", "", "jit", tuned}}, config,
-        *timer, workload);
+    const auto samples = tuner::measureInterleaved({before, after}, config, *timer, workload);
     for (std::size_t i = 0; i < config.sizes.size(); ++i) {
       const int size = config.sizes[i];
       const double before = tuner::summarize(samples[0].sizes[i].perCall).median / size;
@@ -147,46 +145,127 @@ std::string measureFigures(const PatchOptions& o, const tuner::SourceBaseline& s
     }
   }
   return wrap(fmt::format(
-             "Measured in user space on {} (CPU {} pinned), the tree's own {} built for user "
-             "space (gcc -O2) against the new code, calls chained through the sum, median of "
+             "Measured in user space on {} (CPU {} pinned), the tree's own {} {} "
+             "against the new code, calls chained through the sum, median of "
              "{} interleaved samples, {} per byte{}:",
-             hostCpu().brand, cpu, tuner::kCsumC, config.repeat, cycles ? "cycles" : "core cycles",
+             hostCpu().brand, cpu, file,
+             file.ends_with(".S") ? "assembled for user space" : "built for user space (gcc -O2)",
+             config.repeat, cycles ? "cycles" : "core cycles",
              cycles ? ""
                     : fmt::format(" (TSC ticks x {:.3f} core cycles per tick, measured)",
                                   clock.cyclesPerUnit))) +
          "\n\n" + table;
 }
 
-int runPatch(const PatchOptions& o) {
-  tuner::KernelTree tree;
+// The tree, read for the file a patch of these params replaces. UsageError if it cannot.
+tuner::KernelTree readTree(const PatchOptions& o, const gen::Params& params) {
   try {
-    tree = tuner::readKernelTree(o.tree);
+    return tuner::readKernelTree(o.tree, params.kind == gen::Kind::Copy ? tuner::PatchTarget::Copy
+                                                                        : tuner::PatchTarget::Sum);
   } catch (const tuner::TreeError& e) {
     throw UsageError(e.what());
   }
+}
+
+// A .S file as a patch adds it: no blank line at the end (git and checkpatch flag it).
+std::string withoutTrailingBlankLines(std::string text) {
+  while (text.size() > 1 && text.back() == '\n' && text[text.size() - 2] == '\n') text.pop_back();
+  return text;
+}
+
+// kind=copy: the tree's arch/x86/lib/csum-copy_64.S rewritten as the tuned copy, in place.
+int runCopyPatch(const PatchOptions& o, const Provenance& from) {
+  if (!gen::traitsOf(from.params.carry).kernelSafe()) {
+    throw UsageError(fmt::format(
+        "carry={} uses vector registers, which the kernel's csum_partial_copy_generic may not "
+        "touch",
+        gen::toString(from.params.carry)));
+  }
+  const tuner::KernelTree tree = readTree(o, from.params);
+  checkOutput(o.out);
+  tuner::SourceRequest request;
+  request.params = from.params;
+  request.style = tuner::SourceStyle::Kernel;
+  request.symbol = "csum_partial_copy_generic";
+  request.kernelVersion = tree.version;
+  request.tunedOn = from.tuned;
+  const std::string sFile = withoutTrailingBlankLines(tuner::renderSource(request));
+  const std::size_t after =
+      gen::KernelProgram(from.params, tuner::programOptions(from.params, request.style))
+          .bytes()
+          .size();
+
+  // The tree's own file, assembled for user space: its size and (unless --no-figures) the
+  // figures, measured against the very same loop as a csum_and_copy.
+  std::string figures, before;
+  const std::string sPath = o.tree + "/" + tuner::kCopyS;
+  try {
+    tuner::SourceBaseline source(sPath);
+    if (!source.copies()) throw tuner::SourceBaselineError("no csum_partial_copy_generic");
+    before = fmt::format("{} bytes",
+                         tuner::functionSize(reinterpret_cast<const void*>(source.copyGeneric())));
+    if (!o.noFigures) {
+      verifySourceCopy(source, 1);
+      const Kernel tuned = Jit::compile(from.params);
+      tuner::TimedKernel was{"before", "", "baseline-source", nullptr};
+      was.call = tuner::TimedKernel::Call::Copy;
+      was.copyFn = source.timedCopyFn();
+      tuner::TimedKernel now{"after", "", "jit", nullptr};
+      now.call = tuner::TimedKernel::Call::Copy;
+      now.copyFn = tuned.copyFn();
+      figures = measureFigures(o, was, now, tuner::kCopyS);
+    }
+  } catch (const tuner::SourceBaselineError& e) {
+    before = "unknown";
+    std::cerr << "csumtune: note: no figures or size for " << sPath << ": " << e.what() << "\n";
+  }
+  tuner::PatchText patch;
+  patch.subject = fmt::format(
+      "x86/csum: Replace csum_partial_copy_generic() with a loop tuned for {}", hostCpu().brand);
+  patch.body = fmt::format(
+      "csum_partial_copy_generic() copies and sums in one pass what the network\n"
+      "stack moves between user space and packets without checksum offload\n"
+      "(csum_and_copy_from_user() on send, csum_and_copy_to_user() on receive).\n"
+      "This replaces {} with assembly generated by csumtune {}:\n\n"
+      "  {}\n\n"
+      "{}\n\n"
+      "Same contract: copies len bytes, returns their 32-bit partial sum\n"
+      "starting from 0xffffffff (never 0 on success), and returns 0 when a load\n"
+      "or a store faults: every one has an _ASM_EXTABLE_UA() entry, and each\n"
+      "fixup pops what the code has pushed at that point. It touches nothing\n"
+      "outside the two buffers, uses general-purpose registers only, no stack\n"
+      "memory but pushes of callee-saved registers, and leaves only through RET.\n\n"
+      "{}"
+      "Code size of csum_partial_copy_generic(): {} before, {} bytes after\n"
+      "(without the fault fixups).\n\n"
+      "Regenerate: {}\n",
+      tuner::kCopyS, gen::kGeneratorVersion, from.params.toString(), wrap(from.tuned),
+      figures.empty() ? "" : figures + "\n", before, after, from.regenerate);
+  patch.author = gitAuthor(tree);
+  patch.date = utcRfc2822();
+  patch.generator = fmt::format("csumtune {}", gen::kGeneratorVersion);
+  patch.files = {{tuner::kCopyS, {tree.cFile, sFile}}};
+  writeOutput(o.out, tuner::renderPatch(patch));
+  return 0;
+}
+
+int runPatch(const PatchOptions& o) {
   const Provenance from = provenanceOf(o);
+  const tuner::KernelTree tree = readTree(o, from.params);
   if (!gen::traitsOf(from.params.carry).kernelSafe()) {
     throw UsageError(fmt::format(
         "carry={} uses vector registers, which the kernel's csum_partial may not touch (tune "
         "with --kernel-safe)",
         gen::toString(from.params.carry)));
   }
-  if (from.params.kind != gen::Kind::Sum) {
-    throw UsageError(
-        "kind=copy in kernel style (csum_partial_copy_generic in csum-copy_64.S, an "
-        "exception-table entry on every load and store) is not generated yet: patch replaces "
-        "csum_partial");
-  }
+  if (from.params.kind == gen::Kind::Copy) return runCopyPatch(o, from);
   checkOutput(o.out);
   tuner::SourceRequest request;
   request.params = from.params;
   request.style = tuner::SourceStyle::Kernel;
   request.kernelVersion = tree.version;
   request.tunedOn = from.tuned;
-  // No blank line at the end of a file a patch adds (git and checkpatch flag it).
-  std::string sFile = tuner::renderSource(request);
-  while (sFile.size() > 1 && sFile.back() == '\n' && sFile[sFile.size() - 2] == '\n')
-    sFile.pop_back();
+  const std::string sFile = withoutTrailingBlankLines(tuner::renderSource(request));
   const std::size_t after = gen::KernelProgram(from.params).bytes().size();
 
   // The tree's own file built for user space: its size, and (unless --no-figures) the
@@ -200,7 +279,8 @@ int runPatch(const PatchOptions& o) {
     if (!o.noFigures) {
       verifySourceBaseline(source, 1, true);
       const Kernel tuned = Jit::compile(from.params);
-      figures = measureFigures(o, source, tuned.fn());
+      figures = measureFigures(o, {"before", "", "baseline-source", source.fn()},
+                               {"after", "", "jit", tuned.fn()}, tuner::kCsumC);
     }
   } catch (const tuner::SourceBaselineError& e) {
     before = "unknown";
@@ -247,7 +327,8 @@ void addPatchCommand(CLI::App& app, int& exitCode) {
   auto* cmd = app.add_subcommand(
       "patch",
       "Write the kernel patch that replaces a tree's arch/x86/lib/csum-partial_64.c with the "
-      "tuned .S (git format-patch shape for a git checkout; no Signed-off-by: add yours)");
+      "tuned .S, or for a copying kernel (kind=copy) its csum-copy_64.S (git format-patch "
+      "shape for a git checkout; no Signed-off-by: add yours)");
   cmd->add_option("--tree", o->tree, "The kernel tree (its top directory)")->required();
   cmd->add_option("--params", o->params, "Kernel parameters (kernel-safe)");
   cmd->add_option("--results", o->results, "A results.json whose winner to use");

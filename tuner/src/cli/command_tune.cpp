@@ -63,6 +63,7 @@ struct TuneOptions {
   bool requireSpeedup = false;
   std::string replay;
   std::string baselineSource;
+  std::string kind = "sum";
   double waitQuiet = 0;  // seconds; 0 = measure whatever the machine is doing (and say so)
   std::size_t maxBytes = 0;
   std::string sizePreset;
@@ -131,6 +132,7 @@ void writeOutputs(const tuner::TuneRun& run, const std::string& dir, bool quiet)
     tuner::SourceRequest request;
     request.params = winner.params;
     request.style = run.style == "gas" ? tuner::SourceStyle::Gas : tuner::SourceStyle::Kernel;
+    request.symbol = tuner::defaultSymbol(winner.params, request.style);
     request.tunedOn = fmt::format("{} ({}, key {}) on {}", run.cpu.brand, run.cpu.vendor,
                                   run.cpuKey, run.created);
     request.figures = fmt::format("profile {} ({} cache): {:.4f} {}/byte, {}", run.profile.name,
@@ -161,7 +163,8 @@ int runReplay(const TuneOptions& o) {
   tuner::ReplayMeasurer measurer(table, chooseMaxBytes(o));
   const tuner::Evaluation* optimum = measurer.optimum();
   if (!optimum) throw UsageError(o.replay + " holds no correct evaluation to replay");
-  const tuner::SearchSpace space(o.kernelSafe);
+  const tuner::SearchSpace space(o.kernelSafe,
+                                 (o.kind == "copy" ? gen::Kind::Copy : gen::Kind::Sum));
   tuner::Evaluator evaluator(measurer, {o.budget, o.timeLimit, nullptr});
   const auto outcome = tuner::runSearch(space, evaluator, {o.algorithm, o.seed, o.stall});
   const tuner::Evaluation* best = evaluator.best();
@@ -204,16 +207,32 @@ int runTune(const TuneOptions& o) {
   run.profile = profile;
   run.cache = o.cache == "cold" ? tuner::CacheState::Cold : tuner::CacheState::Hot;
   run.kernelSafe = o.kernelSafe;
+  run.kind = (o.kind == "copy" ? gen::Kind::Copy : gen::Kind::Sum);
+  const bool copying = run.kind == gen::Kind::Copy;
   run.search = {o.algorithm, o.seed, o.stall};
   run.budget = o.budget;
   run.timeLimitSeconds = o.timeLimit;
   // The reference: linux-v6.8, or a kernel tree's own file (verified before it is used).
   std::optional<tuner::SourceBaseline> source;
-  tuner::Baseline reference = tuner::referenceBaseline();
+  // Copying kernels are measured against a copy: linux-csum-copy, or a tree's csum-copy_64.S.
+  tuner::Baseline reference = copying ? tuner::copyReferenceBaseline() : tuner::referenceBaseline();
   if (!o.baselineSource.empty()) {
     source.emplace(o.baselineSource);
-    verifySourceBaseline(*source, o.seed, o.quiet);
-    reference = {source->name().c_str(), "baseline-source", source->fn(), false};
+    if (source->copies() != copying) {
+      throw UsageError(
+          fmt::format("--baseline-source {} is {}: {}", o.baselineSource,
+                      source->copies() ? "a csum-copy_64.S" : "a csum_partial file",
+                      copying ? "tune --kind copy takes a tree's arch/x86/lib/csum-copy_64.S"
+                              : "a baseline for tune --kind copy"));
+    }
+    if (copying) {
+      verifySourceCopy(*source, o.seed);
+      reference = {source->name().c_str(),     "baseline-source",    nullptr, false,
+                   source->verifiableCopyFn(), source->timedCopyFn()};
+    } else {
+      verifySourceBaseline(*source, o.seed, o.quiet);
+      reference = {source->name().c_str(), "baseline-source", source->fn(), false};
+    }
   }
   run.reference = reference.name;
   run.measure.seed = o.seed;
@@ -222,7 +241,7 @@ int runTune(const TuneOptions& o) {
       o.out.empty()
           ? fmt::format("results/{}/{}", run.cpuKey,
                         results::runFolderName(profile.name, run.cache == tuner::CacheState::Cold,
-                                               o.kernelSafe, run.measure.maxBytes))
+                                               o.kernelSafe, run.measure.maxBytes, copying))
           : o.out;
 
   tuner::TuneSettings settings;
@@ -271,7 +290,9 @@ int runTune(const TuneOptions& o) {
   tuner::Workload otherWorkload(otherConfig, longest);
 
   // Contention: watched always (and reported); with --wait-quiet, waited out.
-  tuner::HostContentionSource contentionSource(cpu, *timer, reference.fn);
+  // The contention probe times a summing kernel, whatever is tuned.
+  tuner::HostContentionSource contentionSource(
+      cpu, *timer, reference.fn ? reference.fn : tuner::referenceBaseline().fn);
   tuner::ContentionSettings contentionSettings;
   contentionSettings.waitLimitSeconds = o.waitQuiet;
   tuner::ContentionMonitor monitor(contentionSource, contentionSettings);
@@ -381,6 +402,12 @@ void addTuneCommand(CLI::App& app, int& exitCode) {
       ->capture_default_str();
   cmd->add_flag("--kernel-safe", o->kernelSafe,
                 "Only kernels the Linux kernel may run (general-purpose registers)");
+  cmd->add_option("--kind", o->kind,
+                  "sum (csum_partial) or copy (copy and checksum in one pass: "
+                  "csum_partial_copy_generic in kernel style, measured against linux-csum-copy "
+                  "or --baseline-source csum-copy_64.S; folder copy-<profile>...)")
+      ->check(CLI::IsMember({"sum", "copy"}))
+      ->capture_default_str();
   cmd->add_option("--out", o->out,
                   "Output directory (default results/<cpu-key>/<profile>[-cold][-kernel])");
   cmd->add_flag("--resume", o->resume, "Continue from the output directory's results.json");
@@ -412,7 +439,7 @@ void addTuneCommand(CLI::App& app, int& exitCode) {
                 "Exit 1 unless the winner is significantly faster than linux-v6.8");
   cmd->add_option("--baseline-source", o->baselineSource,
                   "Measure against a kernel tree's own arch/x86/lib/csum-partial_64.c (built for "
-                  "user space) instead of linux-v6.8");
+                  "user space) instead of linux-v6.8; with --kind copy its csum-copy_64.S");
   cmd->add_option("--max-bytes", o->maxBytes,
                   "Only kernels of at most N bytes of code may win (bigger ones are verified, "
                   "recorded as too-big, not timed)")

@@ -31,6 +31,12 @@ const Baseline& referenceBaseline() {
   return kBaselines[1];
 }
 
+const Baseline& copyReferenceBaseline() {
+  static const Baseline copy{kLinuxCsumCopyName, "baseline-linux", nullptr, true,
+                             csumtune_linux_csum_copy};
+  return copy;
+}
+
 std::span<const Baseline> builtinBaselines() {
   return kBaselines;
 }

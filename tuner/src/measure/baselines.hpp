@@ -29,6 +29,11 @@ struct Baseline {
   // Honours len <= 0 (reads nothing), as csumtune's contract says. Linux's csum_partial is
   // only ever called with len >= 0 and is verified over that domain.
   bool acceptsNegativeLength;
+  // A copying baseline (the reference of tune --kind copy): called as copyFn, fn unused.
+  CopyFn copyFn = nullptr;
+  // For timing, when it differs from what is verified (a tree's csum-copy_64.S: its own
+  // three-argument function; copyFn is then its adapter to csum_and_copy's meaning).
+  CopyFn timedCopyFn = nullptr;
 };
 
 inline constexpr const char* kPlainCName = "plain-c";
@@ -43,8 +48,9 @@ inline constexpr const char* kLinuxCsumCopyName = "linux-csum-copy";
 extern "C" std::uint32_t csumtune_linux_csum_copy(const void* src, void* dst, int len,
                                                   std::uint32_t sum);
 
-// The tuner's reference: linux-v6.8.
+// The tuner's reference: linux-v6.8; for copying kernels (tune --kind copy) linux-csum-copy.
 const Baseline& referenceBaseline();
+const Baseline& copyReferenceBaseline();
 // The compiled-in baselines bench --baseline shows: plain-c, linux-v6.8, linux-v5.17.
 std::span<const Baseline> builtinBaselines();
 

@@ -65,8 +65,8 @@ std::string diffstat(const std::vector<Change>& changes) {
     out += fmt::format(" {:<{}} | {:>4} {}{}\n", c.path, width, total, std::string(plus, '+'),
                        std::string(minus, '-'));
   }
-  out += fmt::format(" {} files changed, {} insertions(+), {} deletions(-)\n", changes.size(),
-                     added, removed);
+  out += fmt::format(" {} {} changed, {} insertions(+), {} deletions(-)\n", changes.size(),
+                     changes.size() == 1 ? "file" : "files", added, removed);
   for (const Change& c : changes) {
     if (c.created) out += fmt::format(" create mode 100644 {}\n", c.path);
     if (c.deleted) out += fmt::format(" delete mode 100644 {}\n", c.path);

@@ -326,7 +326,16 @@ std::vector<Evaluation> readEvaluationsForResume(const std::string& path, const 
                   fmt::format("was tuned with --max-bytes {}, this run has {}", header.maxBytes,
                               current.measure.maxBytes));
   }
-  return evaluationsFromJson(j, path, purpose);
+  std::vector<Evaluation> earlier = evaluationsFromJson(j, path, purpose);
+  // A summing run's figures say nothing about copying kernels, and the other way round.
+  for (const Evaluation& e : earlier) {
+    if (e.params.kind != current.kind) {
+      results::fail(path, purpose,
+                    fmt::format("searched {} kernels, this run searches {} kernels (--kind)",
+                                gen::toString(e.params.kind), gen::toString(current.kind)));
+    }
+  }
+  return earlier;
 }
 
 }  // namespace csumtune::tuner

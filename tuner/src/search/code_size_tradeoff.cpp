@@ -32,13 +32,14 @@ std::optional<ParetoPoint> bestWithin(const std::vector<ParetoPoint>& front, std
   return best;
 }
 
-SmallestKernel smallestKernel(bool kernelSafeOnly) {
+SmallestKernel smallestKernel(bool kernelSafeOnly, gen::Kind kind) {
   SmallestKernel smallest;
   for (const gen::CarryTraits* traits : gen::allCarryTraits()) {
     if (kernelSafeOnly && !traits->kernelSafe()) continue;
     for (int chains = 1; chains <= 2; ++chains) {
       for (int unroll = chains; unroll <= 2; unroll += chains) {
-        const gen::Params loop{traits->carry, chains, unroll, 0, gen::Hint::T0};
+        gen::Params loop{traits->carry, chains, unroll, 0, gen::Hint::T0};
+        loop.kind = kind;
         if (!gen::validationError(loop).empty()) continue;
         for (const gen::Params& p : gen::frameVariants(loop, {})) {
           const std::size_t bytes = gen::KernelProgram(p).bytes().size();

@@ -33,6 +33,6 @@ struct SmallestKernel {
 // The smallest kernel of the space (kernel-safe or all): every short-path variant of the
 // loops of one and two chains and words without prefetch, in every family — more chains, more
 // words or a prefetch only add instructions (a unit test checks it over the whole space).
-SmallestKernel smallestKernel(bool kernelSafeOnly);
+SmallestKernel smallestKernel(bool kernelSafeOnly, gen::Kind kind = gen::Kind::Sum);
 
 }  // namespace csumtune::tuner

@@ -4,6 +4,7 @@
 
 #include "csumtune/jit.hpp"
 #include "measure/baselines.hpp"
+#include "measure/timed_kernels.hpp"
 
 namespace csumtune::tuner {
 
@@ -24,10 +25,11 @@ std::vector<FinalistResult> remeasureFinalists(const std::vector<Evaluation>& fi
                                                const ProgressFn& progress, RoundGate* gate) {
   std::vector<Kernel> kernels;
   std::vector<TimedKernel> timed;
-  timed.push_back({reference.name, "", reference.kind, reference.fn});
+  kernels.reserve(finalists.size());  // timed keeps pointers into the kernels' code
+  timed.push_back(timedBaseline(reference));
   for (const Evaluation& e : finalists) {
     kernels.push_back(Jit::compile(e.params));
-    timed.push_back({e.params.toString(), e.params.toString(), "jit", kernels.back().fn()});
+    timed.push_back(timedKernel(kernels.back(), e.params.toString()));
   }
   MeasureConfig config;
   config.sizes = profile.sizes();
@@ -93,9 +95,8 @@ std::vector<SweepPoint> sweepLengths(const gen::Params& winner, const Baseline& 
   config.repeat = repeat;
   config.targetBatchTicks = 200000;
   config.gate = gate;
-  const auto samples = measureInterleaved(
-      {{reference.name, "", reference.kind, reference.fn}, {"winner", "", "jit", kernel.fn()}},
-      config, timer, workload, progress);
+  const auto samples = measureInterleaved({timedBaseline(reference), timedKernel(kernel, "winner")},
+                                          config, timer, workload, progress);
   std::vector<SweepPoint> points;
   for (std::size_t i = 0; i < config.sizes.size(); ++i) {
     const int size = config.sizes[i];

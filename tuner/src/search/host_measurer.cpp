@@ -7,6 +7,7 @@
 
 #include "measure/baselines.hpp"
 #include "measure/stats.hpp"
+#include "measure/timed_kernels.hpp"
 #include "search/finalists.hpp"
 #include "search/watched_measurement.hpp"
 
@@ -86,7 +87,7 @@ Evaluation HostMeasurer::measure(const gen::Params& params) {
   e.bytes = kernel->size();
   // Verified before timed: a wrong kernel is recorded as such and can never win.
   const auto verdict =
-      verifyKernel(kernel->fn(), fixture_, quickPlan(params.blockBytes(), settings_.seed));
+      verifyCompiled(*kernel, fixture_, quickPlan(params.blockBytes(), settings_.seed));
   if (!verdict.ok()) {
     e.status = EvalStatus::Wrong;
     e.message = *verdict.failure;
@@ -94,20 +95,19 @@ Evaluation HostMeasurer::measure(const gen::Params& params) {
   }
   if (applySizeLimit(e, settings_.maxBytes)) return finish();
   // An interrupt is seen by the search between candidates (this one is kept).
-  const int attempts = measureWatched(guard_, monitor_, [&] { return timeOnce(kernel->fn(), e); });
+  const int attempts = measureWatched(guard_, monitor_, [&] { return timeOnce(*kernel, e); });
   if (attempts > 1) e.message = fmt::format("measured {} times (noise guard)", attempts);
   return finish();
 }
 
-double HostMeasurer::timeOnce(KernelFn candidate, Evaluation& e) {
+double HostMeasurer::timeOnce(const Kernel& candidate, Evaluation& e) {
   MeasureConfig config;
   config.sizes = profile_.sizes();
   config.repeat = settings_.repeat;
   config.targetBatchTicks = settings_.targetBatchTicks;
   config.warmupBatches = 2;
   const auto samples = measureInterleaved(
-      {{reference_.name, "", reference_.kind, reference_.fn}, {"candidate", "", "jit", candidate}},
-      config, timer_, workload_);
+      {timedBaseline(reference_), timedKernel(candidate, "candidate")}, config, timer_, workload_);
   std::vector<double> reference, measured;
   for (std::size_t i = 0; i < config.sizes.size(); ++i) {
     reference.push_back(summarize(samples[0].sizes[i].perCall).median);
@@ -162,9 +162,9 @@ std::vector<GuardResult> HostMeasurer::guard(const std::vector<gen::Params>& can
     // Each candidate with the reference alone, as during the search.
     const Kernel kernel = Jit::compile(p);
     const Window window = openWindow();
-    const auto samples = measureInterleaved({{reference_.name, "", reference_.kind, reference_.fn},
-                                             {p.toString(), "", "jit", kernel.fn()}},
-                                            config, timer_, workload_, stopOnInterrupt());
+    const auto samples =
+        measureInterleaved({timedBaseline(reference_), timedKernel(kernel, p.toString())}, config,
+                           timer_, workload_, stopOnInterrupt());
     closeWindow(window, false);
     GuardResult g{p, 0, 0, true};
     for (std::size_t i = 0; i < config.sizes.size(); ++i) {
@@ -183,7 +183,7 @@ std::vector<GuardResult> HostMeasurer::guard(const std::vector<gen::Params>& can
 
 std::optional<std::string> HostMeasurer::failsFullPlan(const gen::Params& winner) {
   const Kernel kernel = Jit::compile(winner);
-  return verifyKernel(kernel.fn(), fixture_, fullPlan(settings_.seed)).failure;
+  return verifyCompiled(kernel, fixture_, fullPlan(settings_.seed)).failure;
 }
 
 std::vector<SweepPoint> HostMeasurer::sweep(const gen::Params& winner) {

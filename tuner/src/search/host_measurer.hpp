@@ -42,7 +42,7 @@ class HostMeasurer : public TuneMeasurer {
 
  private:
   // Times candidate and reference once; returns the reference's profile figure.
-  double timeOnce(KernelFn candidate, Evaluation& e);
+  double timeOnce(const Kernel& candidate, Evaluation& e);
   // Records one measurement's window (true when disturbed); nothing without a monitor.
   Window openWindow();
   ClosedWindow closeWindow(const Window& window, bool referenceSlow);

@@ -7,9 +7,16 @@ namespace csumtune::tuner {
 
 using L = gen::ParamLimits;
 
-SearchSpace::SearchSpace(bool kernelSafeOnly) : kernelSafeOnly_(kernelSafeOnly) {
+SearchSpace::SearchSpace(bool kernelSafeOnly, gen::Kind kind)
+    : kernelSafeOnly_(kernelSafeOnly), kind_(kind) {
   for (const gen::CarryTraits* traits : gen::allCarryTraits()) {
-    if (!kernelSafeOnly || traits->kernelSafe()) families_.push_back(traits->carry);
+    if (kernelSafeOnly && !traits->kernelSafe()) continue;
+    gen::Params probe;
+    probe.carry = traits->carry;
+    probe.chains = probe.unroll = traits->needsEvenChains ? 2 : 1;
+    probe.kind = kind;
+    if (kind == gen::Kind::Copy && !gen::validationError(probe).empty()) continue;  // cannot copy
+    families_.push_back(traits->carry);
   }
 }
 
@@ -34,6 +41,12 @@ gen::Params SearchSpace::project(gen::Carry carry, const Point& x) const {
   p.unroll = std::clamp(multiples, 1, L::kMaxUnroll / p.chains) * p.chains;
   p.prefetch = static_cast<int>(std::lround(clamped(2))) * L::kPrefetchStep;
   p.hint = static_cast<gen::Hint>(std::lround(clamped(3)));
+  p.kind = kind_;
+  // Copying takes two registers from the pool: the widest loops of some families do not fit.
+  while (kind_ == gen::Kind::Copy && !gen::validationError(p).empty() && p.chains > 1) {
+    p.chains -= gen::traitsOf(carry).needsEvenChains ? 2 : 1;
+    p.unroll = std::max(p.chains, p.unroll / p.chains * p.chains);
+  }
   return p.canonical();
 }
 
@@ -43,7 +56,12 @@ Point SearchSpace::pointOf(const gen::Params& p) {
 }
 
 std::vector<gen::Params> SearchSpace::distinctKernels() const {
-  return gen::enumerateSpace({kernelSafeOnly_, true});
+  std::vector<gen::Params> out;
+  for (gen::Params p : gen::enumerateSpace({kernelSafeOnly_, true})) {
+    p.kind = kind_;
+    if (gen::validationError(p).empty()) out.push_back(p.canonical());
+  }
+  return out;
 }
 
 std::string codeKey(const gen::Params& params) {

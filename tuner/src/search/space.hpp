@@ -24,7 +24,10 @@ using Point = std::array<double, kDimensions>;
 
 class SearchSpace {
  public:
-  explicit SearchSpace(bool kernelSafeOnly);
+  // kind=copy: every point is a copying kernel, of the families that can copy.
+  explicit SearchSpace(bool kernelSafeOnly, gen::Kind kind = gen::Kind::Sum);
+
+  gen::Kind kind() const { return kind_; }
 
   const std::vector<gen::Carry>& families() const { return families_; }
 
@@ -41,6 +44,7 @@ class SearchSpace {
 
  private:
   bool kernelSafeOnly_;
+  gen::Kind kind_;
   std::vector<gen::Carry> families_;
 };
 

@@ -15,7 +15,9 @@ namespace {
 
 // The loop shape (the first five keys) of a kernel, with the default short path.
 gen::Params loopOf(const gen::Params& p) {
-  return gen::Params{p.carry, p.chains, p.unroll, p.prefetch, p.hint}.canonical();
+  gen::Params loop{p.carry, p.chains, p.unroll, p.prefetch, p.hint};
+  loop.kind = p.kind;
+  return loop.canonical();
 }
 
 // The best `shapes` distinct loop shapes measured so far, best first.
@@ -53,8 +55,9 @@ std::vector<gen::Params> loopNeighbours(const gen::Params& loop) {
   for (int chains = loop.chains - 2; chains <= loop.chains + 2; ++chains) {
     for (int unroll = loop.unroll - 4; unroll <= loop.unroll + 4; ++unroll) {
       for (int prefetch : {loop.prefetch, 0}) {
-        const gen::Params p =
-            gen::Params{loop.carry, chains, unroll, prefetch, loop.hint}.canonical();
+        gen::Params p{loop.carry, chains, unroll, prefetch, loop.hint};
+        p.kind = loop.kind;
+        p = p.canonical();
         if (gen::validationError(p).empty() && std::find(out.begin(), out.end(), p) == out.end())
           out.push_back(p);
       }
@@ -250,8 +253,8 @@ void tune(TuneRun& run, TuneMeasurer& measurer, const TuneSettings& settings) {
 namespace {
 
 void tuneInterruptibly(TuneRun& run, TuneMeasurer& measurer, const TuneSettings& settings) {
-  const SearchSpace space(run.kernelSafe);
-  const SmallestKernel smallest = smallestKernel(run.kernelSafe);
+  const SearchSpace space(run.kernelSafe, run.kind);
+  const SmallestKernel smallest = smallestKernel(run.kernelSafe, run.kind);
   run.smallestParams = smallest.params;
   run.smallestBytes = smallest.bytes;
   Evaluator evaluator(measurer, {run.budget, run.timeLimitSeconds, settings.interrupted},

@@ -35,6 +35,7 @@ struct TuneRun {
   CacheState cache = CacheState::Hot;
   std::size_t setSizeBytes = 0;
   bool kernelSafe = false;
+  gen::Kind kind = gen::Kind::Sum;  // tune --kind copy: copying kernels, csum_partial_copy_generic
   SearchSettings search;
   std::size_t budget = 0;
   double timeLimitSeconds = 0;

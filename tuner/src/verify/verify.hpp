@@ -13,6 +13,10 @@
 #include "verify/guarded_buffer.hpp"
 #include "verify/reference.hpp"
 
+namespace csumtune {
+class Kernel;
+}
+
 namespace csumtune::tuner {
 
 enum class DataPattern : std::uint8_t { Random, AllOnes, AllZeros };
@@ -97,6 +101,10 @@ VerifyOutcome verifyKernel(KernelFn fn, const VerifyFixture& fixture, const Veri
 // sum right, and the 256 bytes on either side of the destination untouched. Reads outside
 // the source and writes outside the destination buffer fault.
 VerifyOutcome verifyCopyKernel(CopyFn fn, const VerifyFixture& fixture, const VerifyPlan& plan);
+
+// A compiled kernel, whichever its kind: verifyKernel, or verifyCopyKernel for kind=copy.
+VerifyOutcome verifyCompiled(const Kernel& kernel, const VerifyFixture& fixture,
+                             const VerifyPlan& plan);
 
 // Where a case puts a buffer of `len` bytes in `buffer` (leaving `slack` readable bytes after
 // it when placed against the end), and how a message says so.

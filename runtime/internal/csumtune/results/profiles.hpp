@@ -30,8 +30,8 @@ std::size_t profilePreference(std::string_view name);
 std::string profileSpec(const std::vector<ProfileEntry>& entries);
 
 // The run folder `tune` writes into under results/<cpu-key>/: imix, imix-cold, seed-kernel,
-// kernel-max296 (with --max-bytes), ...
+// kernel-max296 (with --max-bytes), copy-kernel (tune --kind copy), ...
 std::string runFolderName(std::string_view profile, bool cold, bool kernelSafe,
-                          std::size_t maxBytes = 0);
+                          std::size_t maxBytes = 0, bool copying = false);
 
 }  // namespace csumtune::results

@@ -1,0 +1,27 @@
+#include "measure/timed_kernels.hpp"
+
+#include "measure/code_size.hpp"
+
+namespace csumtune::tuner {
+
+TimedKernel timedBaseline(const Baseline& baseline) {
+  TimedKernel timed{baseline.name, "", baseline.kind, baseline.fn};
+  if (baseline.copyFn) {
+    timed.call = TimedKernel::Call::Copy;
+    timed.copyFn = baseline.timedCopyFn ? baseline.timedCopyFn : baseline.copyFn;
+    timed.bytes = functionSize(reinterpret_cast<const void*>(timed.copyFn));
+  }
+  return timed;
+}
+
+TimedKernel timedKernel(const Kernel& kernel, std::string name) {
+  TimedKernel timed{name.empty() ? kernel.canonical() : std::move(name), kernel.canonical(), "jit",
+                    kernel.fn(), kernel.size()};
+  if (kernel.copies()) {
+    timed.call = TimedKernel::Call::Copy;
+    timed.copyFn = kernel.copyFn();
+  }
+  return timed;
+}
+
+}  // namespace csumtune::tuner
