@@ -105,6 +105,8 @@ const std::map<InstId, Form>& vocabulary() {
       {x86::Inst::kIdPrefetcht2, Form::Plain},
       {x86::Inst::kIdPrefetchnta, Form::Plain},
       {x86::Inst::kIdMovzx, Form::Zx},
+      {x86::Inst::kIdMovnti, Form::Plain},
+      {x86::Inst::kIdSfence, Form::Plain},
       {x86::Inst::kIdJmp, Form::Jump},
       {x86::Inst::kIdJb, Form::Jump},
       {x86::Inst::kIdJae, Form::Jump},

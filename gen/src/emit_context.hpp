@@ -32,6 +32,8 @@ struct EmitContext {
   }
 
   int loadBias = 0;  // set by emitMainLoop only
+  // store=nt: set by emitMainLoop around the loop body, whose stores are then movnti.
+  bool nonTemporalStores = false;
 
   // kind=copy: every load is also a store, at the same offset from the destination.
   bool copying() const { return params.kind == Kind::Copy; }
@@ -53,6 +55,10 @@ void emitFunction(EmitContext& ctx);
 // stored at storeFor(at) — movs, which leave the flags of the carry chain alone.
 void emitSumWord(EmitContext& ctx, asmjit::InstId op, const asmjit::x86::Gp& acc,
                  const asmjit::x86::Mem& at);
+
+// kind=copy: `value` stored at storeFor(at) — movnti inside a store=nt main loop (4- and
+// 8-byte values; movnti has no narrower form), mov everywhere else.
+void emitStore(EmitContext& ctx, const asmjit::x86::Mem& at, const asmjit::x86::Gp& value);
 
 // reg = the bytes at `at` (mov; movzx for 1 or 2 bytes). Copying, those bytes are also stored
 // at storeFor(at).

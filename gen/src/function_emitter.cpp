@@ -127,7 +127,9 @@ void emitMainLoop(EmitContext& ctx) {
   }
   ctx.b.bind(loop);
   emitPrefetches(ctx);
+  ctx.nonTemporalStores = ctx.params.store == Store::Nt;
   ctx.family.emitBody(ctx);
+  ctx.nonTemporalStores = false;
   // Every family closes its carry chains inside the body, so these may write flags.
   if (minus128) {
     ctx.b.sub(regs.buffer, -block);
@@ -141,6 +143,9 @@ void emitMainLoop(EmitContext& ctx) {
   } else {
     ctx.b.jae(loop);
   }
+  // The loop's movnti stores are weakly ordered: fenced once, when it ends (only a buffer
+  // that ran the loop gets here).
+  if (ctx.params.store == Store::Nt) ctx.b.sfence();
   if (bias) {
     ctx.b.add(regs.buffer, -kLoopBias);
     ctx.loadBias = 0;
@@ -362,7 +367,15 @@ void emitSumWord(EmitContext& ctx, InstId op, const Gp& acc, const Mem& at) {
   const Gp& word = ctx.regs.copyWord;
   ctx.b.mov(word, at);
   ctx.b.emit(op, acc, word);
-  ctx.b.mov(ctx.storeFor(at), word);
+  emitStore(ctx, at, word);
+}
+
+void emitStore(EmitContext& ctx, const Mem& at, const Gp& value) {
+  if (ctx.nonTemporalStores && value.size() >= 4) {
+    ctx.b.movnti(ctx.storeFor(at), value);
+  } else {
+    ctx.b.mov(ctx.storeFor(at), value);
+  }
 }
 
 void emitLoad(EmitContext& ctx, const Gp& reg, const Mem& at) {
@@ -377,7 +390,7 @@ void emitLoad(EmitContext& ctx, const Gp& reg, const Mem& at) {
   } else {
     ctx.b.mov(part, at);
   }
-  if (ctx.copying()) ctx.b.mov(ctx.storeFor(at), part);
+  if (ctx.copying()) emitStore(ctx, at, part);
 }
 
 void emitAddAdcBlock(EmitContext& ctx, const Gp& acc, int disp, int words) {

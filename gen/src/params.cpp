@@ -17,9 +17,10 @@ constexpr std::array<std::string_view, kWordsCount> kWordsNames{"ladder", "loop"
 constexpr std::array<std::string_view, kSumEntryCount> kSumNames{"first", "last"};
 constexpr std::array<std::string_view, kEntryCount> kEntryNames{"checked", "lean"};
 constexpr std::array<std::string_view, kKindCount> kKindNames{"sum", "copy"};
-constexpr std::array<std::string_view, 13> kKeys{
+constexpr std::array<std::string_view, kStoreCount> kStoreNames{"plain", "nt"};
+constexpr std::array<std::string_view, 14> kKeys{
     "carry", "chains", "unroll", "prefetch",   "hint",  "tail", "sum",
-    "entry", "exact",  "short",  "tailchains", "words", "kind"};
+    "entry", "exact",  "short",  "tailchains", "words", "kind", "store"};
 
 // "a, b, c": the names a message lists as the accepted values.
 template <typename Names>
@@ -76,6 +77,10 @@ std::string_view toString(Words words) {
   return kWordsNames.at(static_cast<std::size_t>(words));
 }
 
+std::string_view toString(Store store) {
+  return kStoreNames.at(static_cast<std::size_t>(store));
+}
+
 std::string_view toString(Kind kind) {
   return kKindNames.at(static_cast<std::size_t>(kind));
 }
@@ -109,6 +114,7 @@ std::string Params::toString() const {
   if (tailChains != defaults.tailChains) text += fmt::format(",tailchains={}", tailChains);
   if (words != defaults.words) text += fmt::format(",words={}", gen::toString(words));
   if (kind != defaults.kind) text += fmt::format(",kind={}", gen::toString(kind));
+  if (store != defaults.store) text += fmt::format(",store={}", gen::toString(store));
   return text;
 }
 
@@ -174,6 +180,9 @@ Params parseParamsUnchecked(std::string_view text) {
       case 12:
         params.kind = parseName<Kind>(key, value, kKindNames);
         break;
+      case 13:
+        params.store = parseName<Store>(key, value, kStoreNames);
+        break;
     }
   }
   return params;
@@ -232,6 +241,10 @@ std::string validationError(const Params& p) {
   // avx512vnni counts its iterations in r10, the register a copied word passes through.
   if (p.kind == Kind::Copy && p.carry == Carry::Avx512Vnni) {
     return "kind=copy is for adc, adcx, add32, cmov, avx2 and avx512 (not avx512vnni)";
+  }
+  if (p.store == Store::Nt && (p.kind != Kind::Copy || !traitsOf(p.carry).kernelSafe())) {
+    return "store=nt is for copying kernels (kind=copy) of the general-purpose families: "
+           "movnti stores general-purpose registers";
   }
   const auto& bounds = L::kShortBounds;
   if (p.shortBelow != 0 &&

@@ -45,6 +45,7 @@ copies=(
   "carry=adcx,chains=2,unroll=8,words=loop,kind=copy"
   "carry=add32,chains=3,unroll=9,tail=overlap,kind=copy"
   "carry=cmov,chains=8,unroll=32,prefetch=256,hint=nta,exact=40,sum=last,kind=copy"
+  "carry=adc,chains=6,unroll=30,tail=overlap,kind=copy,store=nt"
   "carry=avx2,chains=2,unroll=8,tail=overlap,kind=copy"
   "carry=avx512,chains=4,unroll=16,exact=40,short=256,kind=copy"
 )

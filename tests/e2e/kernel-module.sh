@@ -59,7 +59,7 @@ shapes+=("params:carry=adc,chains=8,unroll=32,prefetch=4096,hint=nta"
          "params:carry=cmov,chains=8,unroll=16,prefetch=128,hint=t0"
          "params:carry=adc,chains=6,unroll=30,tail=overlap,sum=last,entry=lean,exact=40,short=128,kind=copy"
          "params:carry=cmov,chains=8,unroll=32,prefetch=256,hint=nta,exact=40,sum=last,kind=copy"
-         "params:carry=adcx,chains=4,unroll=12,words=loop,kind=copy")
+         "params:carry=adcx,chains=4,unroll=12,words=loop,kind=copy,store=nt")
 
 rm -rf "$WORK/modules" "$WORK/initramfs"
 mkdir -p "$WORK/modules" "$WORK/initramfs"/{bin,proc,sys,dev,modules}

@@ -101,7 +101,7 @@ copy_first="--params carry=adc,chains=6,unroll=30,tail=overlap,sum=last,entry=le
 copies=("$copy_first"
         "--params carry=cmov,chains=8,unroll=32,prefetch=256,hint=nta,exact=40,sum=last,kind=copy"
         "--params carry=adcx,chains=4,unroll=12,words=loop,kind=copy"
-        "--params carry=add32,chains=3,unroll=9,tail=overlap,kind=copy"
+        "--params carry=add32,chains=3,unroll=9,tail=overlap,kind=copy,store=nt"
         "--params carry=adc,chains=4,unroll=16,prefetch=256,hint=nta,kind=copy"
         "--params carry=adc,chains=4,unroll=16,prefetch=256,hint=nta,kind=copy"
         "broken --params carry=adc,chains=4,unroll=16,prefetch=256,hint=nta,kind=copy")

@@ -258,6 +258,14 @@ TEST(KernelStyle, EveryCopyingShapePassesTheLintWithItsExceptionTable) {
       continue;
     }
     ++shapes;
+    // And with non-temporal stores: every movnti is an access with its entry too.
+    gen::Params nt = params;
+    nt.store = gen::Store::Nt;
+    const std::string ntText = tuner::renderSource(
+        {nt, tuner::SourceStyle::Kernel, "csum_partial_copy_generic", {}, {}, {}});
+    const auto ntProblems = lintKernelText(ntText, "csum_partial_copy_generic", true);
+    EXPECT_TRUE(ntProblems.empty()) << nt.toString() << ": " << ntProblems.front();
+    EXPECT_NE(ntText.find("\tsfence\n"), std::string::npos) << nt.toString();
     const std::string text = tuner::renderSource(
         {params, tuner::SourceStyle::Kernel, "csum_partial_copy_generic", {}, {}, {}});
     const auto problems = lintKernelText(text, "csum_partial_copy_generic", true);

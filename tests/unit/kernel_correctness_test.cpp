@@ -39,12 +39,16 @@ INSTANTIATE_TEST_SUITE_P(AllShapes, KernelCorrectness, ::testing::ValuesIn(repre
                          [](const auto& info) { return shapeName(info.param); });
 
 // kind=copy: every shape that can copy (all but avx512vnni) through the full plan, its
-// destination at other alignments and against the other guard page (verifyCopyKernel).
+// destination at other alignments and against the other guard page (verifyCopyKernel);
+// every other general-purpose shape with non-temporal stores (store=nt).
 std::vector<gen::Params> copyingShapes() {
   std::vector<gen::Params> out;
+  int n = 0;
   for (gen::Params p : representativeShapes()) {
     p.kind = gen::Kind::Copy;
-    if (gen::validationError(p).empty()) out.push_back(p);
+    if (!gen::validationError(p).empty()) continue;
+    if (gen::traitsOf(p.carry).kernelSafe() && n++ % 2 == 1) p.store = gen::Store::Nt;
+    out.push_back(p);
   }
   return out;
 }
@@ -63,7 +67,10 @@ TEST_P(CopyCorrectness, CopiesAndMatchesReferenceEverywhere) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllShapes, CopyCorrectness, ::testing::ValuesIn(copyingShapes()),
-                         [](const auto& info) { return shapeName(info.param); });
+                         [](const auto& info) {
+                           return shapeName(info.param) +
+                                  (info.param.store == gen::Store::Nt ? "_nt" : "");
+                         });
 
 TEST(KernelShapes, CoverEveryFamilyChainAndUnroll) {
   EXPECT_EQ(representativeShapes().size(), 85u * 6 + 33u);

@@ -17,6 +17,7 @@ namespace {
 gen::Params loopOf(const gen::Params& p) {
   gen::Params loop{p.carry, p.chains, p.unroll, p.prefetch, p.hint};
   loop.kind = p.kind;
+  loop.store = p.store;
   return loop.canonical();
 }
 
@@ -49,17 +50,22 @@ std::pair<std::size_t, std::string> measureStage(Evaluator& evaluator,
 }
 
 // Every valid loop shape near `loop`: chains within 2, unroll within 4, the same prefetch
-// and none.
+// and none; for a copying loop of a general-purpose family, with either store form.
 std::vector<gen::Params> loopNeighbours(const gen::Params& loop) {
   std::vector<gen::Params> out;
+  const bool stores = loop.kind == gen::Kind::Copy && gen::traitsOf(loop.carry).kernelSafe();
   for (int chains = loop.chains - 2; chains <= loop.chains + 2; ++chains) {
     for (int unroll = loop.unroll - 4; unroll <= loop.unroll + 4; ++unroll) {
       for (int prefetch : {loop.prefetch, 0}) {
-        gen::Params p{loop.carry, chains, unroll, prefetch, loop.hint};
-        p.kind = loop.kind;
-        p = p.canonical();
-        if (gen::validationError(p).empty() && std::find(out.begin(), out.end(), p) == out.end())
-          out.push_back(p);
+        for (gen::Store store : {gen::Store::Plain, gen::Store::Nt}) {
+          if (store != loop.store && !stores) continue;
+          gen::Params p{loop.carry, chains, unroll, prefetch, loop.hint};
+          p.kind = loop.kind;
+          p.store = store;
+          p = p.canonical();
+          if (gen::validationError(p).empty() && std::find(out.begin(), out.end(), p) == out.end())
+            out.push_back(p);
+        }
       }
     }
   }

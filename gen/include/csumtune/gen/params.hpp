@@ -61,6 +61,14 @@ inline constexpr int kEntryCount = 2;
 enum class Kind : std::uint8_t { Sum, Copy };
 inline constexpr int kKindCount = 2;
 
+// How a copying kernel's main loop stores (kind=copy, general-purpose families): `plain` movs,
+// or `nt`, non-temporal movnti, which write around the cache (no read-for-ownership of the
+// destination's lines) and are ordered by an sfence when the loop ends. Measured here: 1.22x
+// faster on 64 KiB copies from a cold 256 MiB set, 0.80x at 64 KiB hot, 0.09x at 1500 B hot
+// (the destination must then come back from memory). Tails and short paths store plainly.
+enum class Store : std::uint8_t { Plain, Nt };
+inline constexpr int kStoreCount = 2;
+
 // CPU features a kernel may need; the runtime checks them against the host before it
 // runs anything.
 enum class CpuFeature : std::uint8_t { Adx, Avx2, Avx512F, Avx512Vnni };
@@ -122,6 +130,7 @@ struct Params {
                         // is larger (0 = no short path)
   Words words = Words::Ladder;
   Kind kind = Kind::Sum;
+  Store store = Store::Plain;
 
   // Bytes consumed by one iteration of the main loop.
   int blockBytes() const { return unroll * traitsOf(carry).unitBytes; }
@@ -164,6 +173,7 @@ void validate(const Params& params);
 std::string_view toString(Tail tail);
 std::string_view toString(Words words);
 std::string_view toString(Kind kind);
+std::string_view toString(Store store);
 std::string_view toString(SumEntry sum);
 std::string_view toString(Entry entry);
 
