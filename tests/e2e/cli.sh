@@ -47,10 +47,12 @@ expect 2 "unknown key 'speed'" -- "$CSUMTUNE" verify --params speed=9
 out=$("$CSUMTUNE" verify --params carry=adc,chains=4,unroll=16,exact=40,kind=copy --quick 2>&1) &&
   [[ $out == "ok    carry=adc,chains=4,unroll=16,prefetch=0,hint=t0,exact=40,kind=copy"* ]] &&
   echo "ok:   verify checks a copying kernel" || { echo "FAIL: verify kind=copy: $out"; failures=$((failures + 1)); }
-# bench of copying kernels: against linux-csum-copy (first, the reference) and memcpy + the
-# summing kernel of the same loop; not mixed with summing kernels.
+# bench of copying kernels: against linux-csum-copy (first, the reference), copy-bound (the
+# floor: loads and stores, no sum) and memcpy + the summing kernel of the same loop; not
+# mixed with summing kernels.
 out=$("$CSUMTUNE" bench --baseline --params carry=adc,chains=2,unroll=8,kind=copy --sizes 40,1500 --repeat 5 --format csv 2>/dev/null) &&
   [[ $out == *"linux-csum-copy"* && $out == *"carry=adc,chains=2,unroll=8,prefetch=0,hint=t0,kind=copy"* &&
+     $out == *"copy-bound"* &&
      $out == *"memcpy+carry=adc,chains=2,unroll=8,prefetch=0,hint=t0"* ]] &&
   echo "ok:   bench times a copying kernel beside linux-csum-copy and memcpy + sum" ||
   { echo "FAIL: bench kind=copy: $out"; failures=$((failures + 1)); }

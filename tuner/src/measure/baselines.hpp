@@ -47,6 +47,12 @@ inline constexpr const char* kLinuxLikeName = "linux-like";
 inline constexpr const char* kLinuxCsumCopyName = "linux-csum-copy";
 extern "C" std::uint32_t csumtune_linux_csum_copy(const void* src, void* dst, int len,
                                                   std::uint32_t sum);
+// copy-bound (measure/copy_bound.S): a copy by general-purpose 8-byte loads and stores that
+// sums nothing, the floor no general-purpose copy-and-checksum can get under. A yardstick in
+// bench --baseline for copying kernels, never verified as a checksum.
+inline constexpr const char* kCopyBoundName = "copy-bound";
+extern "C" std::uint32_t csumtune_copy_bound(const void* src, void* dst, int len,
+                                             std::uint32_t sum);
 
 // The tuner's reference: linux-v6.8; for copying kernels (tune --kind copy) linux-csum-copy.
 const Baseline& referenceBaseline();
