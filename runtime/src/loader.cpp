@@ -139,6 +139,9 @@ LoadedKernel best() {
         if (!std::filesystem::is_regular_file(file, statusError)) continue;
         try {
           const auto header = results::readHeader(results::readDocument(file, kLoad), file, kLoad);
+          // A copying run (tune --kind copy, copy-* folders) has no csum_partial to hand out.
+          if (header.winnerParams && header.winnerParams->find("kind=copy") != std::string::npos)
+            continue;
           candidates.push_back(
               {{results::profilePreference(header.profile), header.cache != "hot",
                 header.kernelSafe, header.maxBytes != 0, header.disturbed, file.string()},

@@ -182,6 +182,9 @@ TEST_F(LoaderTest, BestFindsResultsForThisCpuOnTheSearchPath) {
         resultsFor("carry=adc,chains=3,unroll=9", host_, key_, "imix", "hot", true).dump());
   write("root/" + key_ + "/imix-cold/results.json",
         resultsFor("carry=adc,chains=5,unroll=10", host_, key_, "imix", "cold").dump());
+  // A copying run of the preferred profile (tune --kind copy): passed over, not a csum_partial.
+  write("root/" + key_ + "/copy-imix/results.json",
+        resultsFor("carry=adc,chains=7,unroll=14,kind=copy", host_, key_).dump());
   // Neither a directory, a FIFO nor a symlink loop where a results file should be may stop
   // best().
   fs::create_directories(dir_ / "root" / key_ / "aac");
