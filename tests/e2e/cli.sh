@@ -191,6 +191,8 @@ else
 fi
 expect 2 "searched sum kernels, this run searches copy kernels" -- "$CSUMTUNE" tune --kind copy --sizes 64:3,1500:1 --out "$work/run" --resume
 expect 2 "--kind" -- "$CSUMTUNE" tune --kind frob
+expect 2 "records sum kernels; this replay searches copy kernels" -- "$CSUMTUNE" tune --kind copy --replay "$work/run/results.json"
+expect 2 "does not exist" -- "$CSUMTUNE" tune --kind copy --baseline-source "$work/none/csum-copy_64.S" --budget 1
 # A size-limited tune: the winner fits, bigger candidates are recorded too-big, every output
 # has the sizes.
 if "$CSUMTUNE" tune --kernel-safe --sizes 40:7,1500:1 --budget 30 --frame-shapes 1 --finalists 2 \

@@ -178,7 +178,7 @@ int runCopyPatch(const PatchOptions& o, const Provenance& from) {
   if (!gen::traitsOf(from.params.carry).kernelSafe()) {
     throw UsageError(fmt::format(
         "carry={} uses vector registers, which the kernel's csum_partial_copy_generic may not "
-        "touch",
+        "touch (tune with --kind copy --kernel-safe)",
         gen::toString(from.params.carry)));
   }
   const tuner::KernelTree tree = readTree(o, from.params);
@@ -251,6 +251,7 @@ int runCopyPatch(const PatchOptions& o, const Provenance& from) {
 
 int runPatch(const PatchOptions& o) {
   const Provenance from = provenanceOf(o);
+  if (from.params.kind == gen::Kind::Copy) return runCopyPatch(o, from);
   const tuner::KernelTree tree = readTree(o, from.params);
   if (!gen::traitsOf(from.params.carry).kernelSafe()) {
     throw UsageError(fmt::format(
@@ -258,7 +259,6 @@ int runPatch(const PatchOptions& o) {
         "with --kernel-safe)",
         gen::toString(from.params.carry)));
   }
-  if (from.params.kind == gen::Kind::Copy) return runCopyPatch(o, from);
   checkOutput(o.out);
   tuner::SourceRequest request;
   request.params = from.params;

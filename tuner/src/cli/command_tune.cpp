@@ -160,11 +160,18 @@ void writeOutputs(const tuner::TuneRun& run, const std::string& dir, bool quiet)
 // table's optimum, with how many evaluations: the way search algorithms are compared.
 int runReplay(const TuneOptions& o) {
   const std::vector<tuner::Evaluation> table = tuner::readEvaluations(o.replay);
+  const gen::Kind kind = o.kind == "copy" ? gen::Kind::Copy : gen::Kind::Sum;
+  for (const tuner::Evaluation& e : table) {
+    if (e.params.kind != kind) {
+      throw UsageError(
+          fmt::format("{} records {} kernels; this replay searches {} kernels (--kind)", o.replay,
+                      gen::toString(e.params.kind), gen::toString(kind)));
+    }
+  }
   tuner::ReplayMeasurer measurer(table, chooseMaxBytes(o));
   const tuner::Evaluation* optimum = measurer.optimum();
   if (!optimum) throw UsageError(o.replay + " holds no correct evaluation to replay");
-  const tuner::SearchSpace space(o.kernelSafe,
-                                 (o.kind == "copy" ? gen::Kind::Copy : gen::Kind::Sum));
+  const tuner::SearchSpace space(o.kernelSafe, kind);
   tuner::Evaluator evaluator(measurer, {o.budget, o.timeLimit, nullptr});
   const auto outcome = tuner::runSearch(space, evaluator, {o.algorithm, o.seed, o.stall});
   const tuner::Evaluation* best = evaluator.best();
