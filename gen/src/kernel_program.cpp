@@ -42,7 +42,7 @@ KernelProgram::KernelProgram(const Params& params, ProgramOptions options)
 
 KernelProgram::KernelProgram(const Params& params, const asmjit::Environment& environment,
                              ProgramOptions options)
-    : params_(params), options_(options), registers_(planRegisters(params)) {
+    : params_(params), registers_(planRegisters(params)) {
   if (environment.arch() != asmjit::Arch::kX64) {
     throw CodegenError("csumtune generates x86-64 code only");
   }

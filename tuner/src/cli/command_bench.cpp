@@ -17,6 +17,7 @@
 #include "measure/baselines.hpp"
 #include "measure/code_size.hpp"
 #include "measure/placement.hpp"
+#include "measure/timed_kernels.hpp"
 #include "report/bench_report.hpp"
 #include "size_lists.hpp"
 #include "verify/verify.hpp"
@@ -79,7 +80,6 @@ KernelSet prepareCopyKernels(const BenchOptions& options, const std::vector<gen:
   }
   using Call = tuner::TimedKernel::Call;
   // --baseline-source: a tree's csum-copy_64.S itself, assembled unmodified.
-  std::vector<std::string> sourceNames;
   for (const std::string& path : options.baselineSources) {
     set.sources.push_back(std::make_unique<tuner::SourceBaseline>(path));
     const auto& source = *set.sources.back();
@@ -90,13 +90,9 @@ KernelSet prepareCopyKernels(const BenchOptions& options, const std::vector<gen:
                       path));
     }
     verifySourceCopy(source, options.seed);
-    tuner::TimedKernel timed{
-        source.name(), source.path(), "baseline-source", nullptr,
-        tuner::functionSize(reinterpret_cast<const void*>(source.copyGeneric()))};
-    timed.call = Call::Copy;
-    timed.copyFn = source.timedCopyFn();
+    tuner::TimedKernel timed = tuner::timedBaseline(source.baseline());
+    timed.params = source.path();
     set.timed.push_back(timed);
-    sourceNames.push_back(source.name());
   }
   // memcpy, then `summing` over the copy: the two-pass way to do a copying kernel's job.
   const auto addTwoPass = [&set](const gen::Params& summing) {
@@ -107,25 +103,14 @@ KernelSet prepareCopyKernels(const BenchOptions& options, const std::vector<gen:
     set.timed.push_back(twoPass);
   };
   if (options.baseline) {
-    tuner::TimedKernel linux{
-        tuner::kLinuxCsumCopyName, "", "baseline-linux", nullptr,
-        tuner::functionSize(reinterpret_cast<const void*>(&tuner::csumtune_linux_csum_copy))};
-    linux.call = Call::Copy;
-    linux.copyFn = tuner::csumtune_linux_csum_copy;
-    set.timed.push_back(linux);
+    set.timed.push_back(tuner::timedBaseline(tuner::copyReferenceBaseline()));
     // The floor: what the loads and stores alone cost (no sum). Not a checksum: not verified.
-    tuner::TimedKernel bound{
-        tuner::kCopyBoundName, "", "bound", nullptr,
-        tuner::functionSize(reinterpret_cast<const void*>(&tuner::csumtune_copy_bound))};
-    bound.call = Call::Copy;
-    bound.copyFn = tuner::csumtune_copy_bound;
-    set.timed.push_back(bound);
+    set.timed.push_back(tuner::timedBaseline(tuner::copyBoundBaseline()));
   }
   for (const gen::Params& p : params) {
     set.jit.push_back(Jit::compile(p));  // refuses kernels the CPU cannot run (exit 2)
-    tuner::TimedKernel copy{p.toString(), p.toString(), "jit", nullptr, set.jit.back().size()};
-    copy.call = Call::Copy;
-    copy.copyFn = set.jit.back().copyFn();
+    tuner::TimedKernel copy = tuner::timedKernel(set.jit.back(), p.toString());
+    copy.params = p.toString();  // as given, like the summing kernels' rows
     set.timed.push_back(copy);
     if (!options.baseline) continue;
     gen::Params summing = p;

@@ -22,6 +22,7 @@
 #include "measure/kernel_source.hpp"
 #include "measure/placement.hpp"
 #include "measure/stats.hpp"
+#include "measure/timed_kernels.hpp"
 #include "patch/kernel_patch.hpp"
 #include "report/results_file.hpp"
 #include "source_file.hpp"
@@ -207,13 +208,9 @@ int runCopyPatch(const PatchOptions& o, const Provenance& from) {
     if (!o.noFigures) {
       verifySourceCopy(source, 1);
       const Kernel tuned = Jit::compile(from.params);
-      tuner::TimedKernel was{"before", "", "baseline-source", nullptr};
-      was.call = tuner::TimedKernel::Call::Copy;
-      was.copyFn = source.timedCopyFn();
-      tuner::TimedKernel now{"after", "", "jit", nullptr};
-      now.call = tuner::TimedKernel::Call::Copy;
-      now.copyFn = tuned.copyFn();
-      figures = measureFigures(o, was, now, tuner::kCopyS);
+      tuner::TimedKernel was = tuner::timedBaseline(source.baseline());
+      was.name = "before";
+      figures = measureFigures(o, was, tuner::timedKernel(tuned, "after"), tuner::kCopyS);
     }
   } catch (const tuner::SourceBaselineError& e) {
     before = "unknown";

@@ -82,6 +82,10 @@ constexpr SizePreset kSizePresets[] = {
     {"small", 512, "eight cache lines: kernels that value their instruction cache"},
 };
 
+gen::Kind kindOf(const TuneOptions& o) {
+  return o.kind == "copy" ? gen::Kind::Copy : gen::Kind::Sum;
+}
+
 std::size_t chooseMaxBytes(const TuneOptions& o) {
   if (o.sizePreset.empty()) return o.maxBytes;
   if (o.maxBytes != 0) throw UsageError("give --max-bytes or --size-preset, not both");
@@ -160,7 +164,7 @@ void writeOutputs(const tuner::TuneRun& run, const std::string& dir, bool quiet)
 // table's optimum, with how many evaluations: the way search algorithms are compared.
 int runReplay(const TuneOptions& o) {
   const std::vector<tuner::Evaluation> table = tuner::readEvaluations(o.replay);
-  const gen::Kind kind = o.kind == "copy" ? gen::Kind::Copy : gen::Kind::Sum;
+  const gen::Kind kind = kindOf(o);
   for (const tuner::Evaluation& e : table) {
     if (e.params.kind != kind) {
       throw UsageError(
@@ -214,7 +218,7 @@ int runTune(const TuneOptions& o) {
   run.profile = profile;
   run.cache = o.cache == "cold" ? tuner::CacheState::Cold : tuner::CacheState::Hot;
   run.kernelSafe = o.kernelSafe;
-  run.kind = (o.kind == "copy" ? gen::Kind::Copy : gen::Kind::Sum);
+  run.kind = kindOf(o);
   const bool copying = run.kind == gen::Kind::Copy;
   run.search = {o.algorithm, o.seed, o.stall};
   run.budget = o.budget;
@@ -234,12 +238,10 @@ int runTune(const TuneOptions& o) {
     }
     if (copying) {
       verifySourceCopy(*source, o.seed);
-      reference = {source->name().c_str(),     "baseline-source",    nullptr, false,
-                   source->verifiableCopyFn(), source->timedCopyFn()};
     } else {
       verifySourceBaseline(*source, o.seed, o.quiet);
-      reference = {source->name().c_str(), "baseline-source", source->fn(), false};
     }
+    reference = source->baseline();
   }
   run.reference = reference.name;
   run.measure.seed = o.seed;

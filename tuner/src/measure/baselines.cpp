@@ -31,6 +31,11 @@ const Baseline& referenceBaseline() {
   return kBaselines[1];
 }
 
+const Baseline& copyBoundBaseline() {
+  static const Baseline bound{kCopyBoundName, "bound", nullptr, true, csumtune_copy_bound};
+  return bound;
+}
+
 const Baseline& copyReferenceBaseline() {
   static const Baseline copy{kLinuxCsumCopyName, "baseline-linux", nullptr, true,
                              csumtune_linux_csum_copy};

@@ -57,6 +57,8 @@ extern "C" std::uint32_t csumtune_copy_bound(const void* src, void* dst, int len
 // The tuner's reference: linux-v6.8; for copying kernels (tune --kind copy) linux-csum-copy.
 const Baseline& referenceBaseline();
 const Baseline& copyReferenceBaseline();
+// copy-bound as a (copying) baseline of kind "bound".
+const Baseline& copyBoundBaseline();
 // The compiled-in baselines bench --baseline shows: plain-c, linux-v6.8, linux-v5.17.
 std::span<const Baseline> builtinBaselines();
 

@@ -92,6 +92,17 @@ CopyFn SourceBaseline::verifiableCopyFn() const {
   return copyAsCsumAndCopy;
 }
 
+CopyFn SourceBaseline::timedCopyFn() const {
+  // Through void*, as dlsym handed it out: the same code, called with one argument more.
+  return reinterpret_cast<CopyFn>(reinterpret_cast<void*>(copyGeneric_));
+}
+
+Baseline SourceBaseline::baseline() const {
+  if (copies())
+    return {name_.c_str(), "baseline-source", nullptr, false, verifiableCopyFn(), timedCopyFn()};
+  return {name_.c_str(), "baseline-source", fn_, false};
+}
+
 SourceBaseline::SourceBaseline(const std::string& path) : path_(path) {
   std::error_code ec;
   const auto status = fs::status(path, ec);

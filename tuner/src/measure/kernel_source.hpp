@@ -9,6 +9,7 @@
 #include <string>
 
 #include "csumtune/kernel_fn.hpp"
+#include "measure/baselines.hpp"
 
 namespace csumtune::tuner {
 
@@ -38,11 +39,15 @@ class SourceBaseline {
   // rcx, which it never reads, so the call is exactly the kernel's code; its result does not
   // depend on the sum passed in, which lets consecutive calls overlap (if anything, in its
   // favour).
-  CopyFn timedCopyFn() const { return reinterpret_cast<CopyFn>(copyGeneric_); }
+  CopyFn timedCopyFn() const;
   // For verifying: a CopyFn with csum_and_copy's meaning, the kernel's result plus `sum` in
   // ones' complement (0xffffffff, its start, is negative zero there). One SourceBaseline copy
   // at a time per process can be behind it.
   CopyFn verifiableCopyFn() const;
+
+  // The file as a Baseline, summing or copying (kind "baseline-source", named name()): what
+  // tune measures against and bench and patch time.
+  Baseline baseline() const;
   // "linux-6.1.192 (source)" when the file sits in a tree whose Makefile says its version,
   // else "source:<file name>".
   const std::string& name() const { return name_; }

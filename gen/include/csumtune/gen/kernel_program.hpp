@@ -63,7 +63,6 @@ class KernelProgram {
   KernelProgram& operator=(const KernelProgram&) = delete;
 
   const Params& params() const { return params_; }
-  const ProgramOptions& options() const { return options_; }
   const RegisterPlan& registers() const { return registers_; }
 
   // The node list: read it, do not change it.
@@ -78,7 +77,6 @@ class KernelProgram {
 
  private:
   Params params_;
-  ProgramOptions options_;
   RegisterPlan registers_;
   asmjit::CodeHolder code_;
   std::unique_ptr<asmjit::x86::Builder> builder_;
