@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # bench/tune --baseline-source: the real arch/x86/lib/csum-partial_64.c of Debian's
-# linux-source-6.1 (v5.17's algorithm) built for user space, verified (with the readable
-# slack its zero-padding tail load needs) and timed beside our own linux-v5.17; bad files
+# linux-source-6.1 (v5.17's algorithm) and linux-source-6.12 (v6.8's: the 80-byte loop, the
+# early return at 40 bytes) built for user space, verified (with the readable slack their
+# zero-padding tail load needs) and timed beside our own linux-v5.17 and linux-v6.8; bad files
 # refused with exit 2, a wrong one with exit 1. The extracted file is cached outside the
 # checkout. Exit 77 (skipped) without root to install the package; 1 then in CI.
 #
@@ -9,7 +10,7 @@
 set -uo pipefail
 CSUMTUNE=${1:?usage: baseline-source.sh CSUMTUNE}
 source "$(dirname "$0")/packages.sh"
-ensure_packages baseline-source linux-source-6.1 xz-utils
+ensure_packages baseline-source linux-source-6.1 linux-source-6.12 xz-utils
 failures=0
 check() {  # check DESCRIPTION COMMAND...
   local what=$1
@@ -35,6 +36,26 @@ k = {k["name"]: k for k in d["kernels"]}
 src = k["linux-6.1.192 (source)"] if "linux-6.1.192 (source)" in k else next(v for n, v in k.items() if n.endswith("(source)"))
 assert src["kind"] == "baseline-source" and src["params"].endswith("csum-partial_64.c")
 assert "linux-v5.17" in k and all(r["per_byte"]["median"] > 0 for r in src["results"])
+PY
+
+# Linux v6.8's algorithm as the kernel really ships it: 6.12's file beside the 6.1 one and
+# both of our own implementations, in one run.
+tree612=$(linux_source_tree 6.12) || exit 1
+"$CSUMTUNE" bench --baseline --baseline-source "$tree612/arch/x86/lib/csum-partial_64.c" \
+  --baseline-source "$file" --sizes 1,40,41,1500 --repeat 5 --format json >"$work/bench612.json" 2>"$work/err"
+status=$?
+check "bench with 6.12's and 6.1's files exits 0 (status $status: $(head -c 300 "$work/err"))" test $status -eq 0
+check "both trees' files are timed, named by their versions" python3 - "$work/bench612.json" "$tree612/Makefile" <<'PY'
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+mk = open(sys.argv[2]).read()
+v = ".".join(re.search(r"^%s = (\d+)" % k, mk, re.M).group(1) for k in ("VERSION", "PATCHLEVEL", "SUBLEVEL"))
+names = [k["name"] for k in d["kernels"]]
+assert f"linux-{v} (source)" in names, (v, names)
+assert sum(n.startswith("linux-6.1.") and n.endswith("(source)") for n in names) == 1, names
+assert "linux-v6.8" in names and "linux-v5.17" in names
+for k in d["kernels"]:
+    assert len(k["results"]) == 4 and all(r["per_byte"]["median"] > 0 for r in k["results"]), k["name"]
 PY
 
 # tune against the tree's own file.

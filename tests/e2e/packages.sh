@@ -26,18 +26,22 @@ ensure_packages() {
   fi
 }
 
-# The parts of Debian's linux-source-6.1 tree the kernel-tree tests read (its Makefile and
-# arch/x86/lib/csum-partial_64.c), extracted once into a cache outside the checkout; prints
-# the tree's top directory. Needs the linux-source-6.1 and xz-utils packages.
+# The parts of a Debian linux-source-VERSION tree the tests read (its Makefile,
+# arch/x86/lib/csum-partial_64.c and csum-copy_64.S), extracted once into a cache outside the
+# checkout; prints the tree's top directory. VERSION defaults to 6.1 (the tree the kernel tests
+# build); 6.12 carries Linux v6.8's csum_partial algorithm. Needs linux-source-VERSION and
+# xz-utils.
 linux_source_tree() {
-  local cache=${CSUMTUNE_KERNEL_CACHE:-/var/cache/csumtune-kernel}/linux-source-6.1
-  local top=$cache/linux-source-6.1
-  if [[ ! -f $top/arch/x86/lib/csum-partial_64.c || ! -f $top/arch/x86/lib/csum-copy_64.S ||
-        ! -f $top/Makefile ]]; then
+  local version=${1:-6.1}
+  local cache=${CSUMTUNE_KERNEL_CACHE:-/var/cache/csumtune-kernel}/linux-source-$version
+  local top=$cache/linux-source-$version
+  local files=(Makefile arch/x86/lib/csum-partial_64.c arch/x86/lib/csum-copy_64.S)
+  local f missing=0
+  for f in "${files[@]}"; do [[ -f $top/$f ]] || missing=1; done
+  if [[ $missing == 1 ]]; then
     mkdir -p "$cache"
-    tar -xJf /usr/src/linux-source-6.1.tar.xz -C "$cache" linux-source-6.1/Makefile \
-      linux-source-6.1/arch/x86/lib/csum-partial_64.c linux-source-6.1/arch/x86/lib/csum-copy_64.S ||
-      { echo "cannot extract the tree's files" >&2; return 1; }
+    tar -xJf "/usr/src/linux-source-$version.tar.xz" -C "$cache" "${files[@]/#/linux-source-$version/}" ||
+      { echo "cannot extract the tree's files from linux-source-$version" >&2; return 1; }
   fi
   echo "$top"
 }
