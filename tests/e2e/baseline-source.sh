@@ -58,6 +58,26 @@ for k in d["kernels"]:
     assert len(k["results"]) == 4 and all(r["per_byte"]["median"] > 0 for r in k["results"]), k["name"]
 PY
 
+# The tree's top directory and Debian's source archive stand for the file (the kind picks
+# csum-partial_64.c or csum-copy_64.S); the name still comes from the tree's Makefile.
+"$CSUMTUNE" bench --baseline-source /usr/src/linux-source-6.12.tar.xz --baseline-source "$tree612" \
+  --sizes 40 --repeat 5 --format json >"$work/archive.json" 2>"$work/err"
+status=$?
+check "bench --baseline-source ARCHIVE and TREE exit 0 (status $status: $(head -c 300 "$work/err"))" test $status -eq 0
+check "the archive and the tree are 6.12's csum_partial" python3 - "$work/archive.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+src = [k for k in d["kernels"] if k["kind"] == "baseline-source"]
+assert len(src) == 2 and all(k["name"].startswith("linux-6.12.") for k in src), src
+assert src[0]["params"].endswith(".tar.xz"), src[0]["params"]
+PY
+"$CSUMTUNE" bench --params carry=adc,kind=copy --baseline-source "$tree612" --sizes 40 --repeat 5 \
+  --format json >"$work/treecopy.json" 2>"$work/err"
+check "a tree for copying kernels is its csum-copy_64.S (status $?)" python3 -c '
+import json, sys
+k = json.load(open(sys.argv[1]))["kernels"][0]
+assert k["kind"] == "baseline-source" and k["name"].startswith("linux-6.12."), k' "$work/treecopy.json"
+
 # tune against the tree's own file.
 "$CSUMTUNE" tune --kernel-safe --baseline-source "$file" --budget 6 --frame-shapes 0 --polish-shapes 0 --finalists 2 \
   --out "$work/tune" --quiet >"$work/tune.out" 2>&1
@@ -103,9 +123,15 @@ expect() {  # expect STATUS TEXT FILE
 }
 expect 2 "does not exist" "$work/none.c"
 mkdir "$work/dir.c"
-expect 2 "not a regular file" "$work/dir.c"
+expect 2 "not a kernel tree" "$work/dir.c"
+mkfifo "$work/fifo.c"
+expect 2 "not a regular file" "$work/fifo.c"
+echo 'not an archive' >"$work/fake.tar.xz"
+expect 2 "not a kernel source archive" "$work/fake.tar.xz"
 echo 'int not_a_checksum(void) { return 0; }' >"$work/nosym.c"
+tar -cJf "$work/other.tar.xz" -C "$work" nosym.c
 expect 2 "defines no csum_partial" "$work/nosym.c"
+expect 2 "not a kernel source archive" "$work/other.tar.xz"
 echo 'this is not C' >"$work/broken.c"
 expect 2 "does not build" "$work/broken.c"
 cat >"$work/wrong.c" <<'C'

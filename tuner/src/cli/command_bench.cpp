@@ -81,7 +81,7 @@ KernelSet prepareCopyKernels(const BenchOptions& options, const std::vector<gen:
   using Call = tuner::TimedKernel::Call;
   // --baseline-source: a tree's csum-copy_64.S itself, assembled unmodified.
   for (const std::string& path : options.baselineSources) {
-    set.sources.push_back(std::make_unique<tuner::SourceBaseline>(path));
+    set.sources.push_back(std::make_unique<tuner::SourceBaseline>(path, tuner::SourceKind::Copy));
     const auto& source = *set.sources.back();
     if (!source.copies()) {
       throw UsageError(
@@ -287,8 +287,10 @@ void addBenchCommand(CLI::App& app) {
                 "frame around the kernel's loop shape, carry=adc,chains=2,unroll=10) in the same "
                 "run");
   cmd->add_option("--baseline-source", options->baselineSources,
-                  "Also time a kernel tree's own arch/x86/lib/csum-partial_64.c, built for user "
-                  "space against stand-in headers (repeatable)");
+                  "Also time a kernel tree's own arch/x86/lib/csum-partial_64.c (copying kernels: "
+                  "csum-copy_64.S), built for user space against stand-in headers: the file, the "
+                  "tree's top directory or a source archive such as "
+                  "/usr/src/linux-source-6.12.tar.xz (repeatable)");
   cmd->add_option("--two-pass", options->twoPass,
                   "With copying kernels (kind=copy): also time memcpy followed by this summing "
                   "kernel, e.g. a tuned winner (repeatable)");

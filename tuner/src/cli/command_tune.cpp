@@ -228,7 +228,7 @@ int runTune(const TuneOptions& o) {
   // Copying kernels are measured against a copy: linux-csum-copy, or a tree's csum-copy_64.S.
   tuner::Baseline reference = copying ? tuner::copyReferenceBaseline() : tuner::referenceBaseline();
   if (!o.baselineSource.empty()) {
-    source.emplace(o.baselineSource);
+    source.emplace(o.baselineSource, copying ? tuner::SourceKind::Copy : tuner::SourceKind::Sum);
     if (source->copies() != copying) {
       throw UsageError(
           fmt::format("--baseline-source {} is {}: {}", o.baselineSource,
@@ -448,7 +448,8 @@ void addTuneCommand(CLI::App& app, int& exitCode) {
                 "Exit 1 unless the winner is significantly faster than linux-v6.8");
   cmd->add_option("--baseline-source", o->baselineSource,
                   "Measure against a kernel tree's own arch/x86/lib/csum-partial_64.c (built for "
-                  "user space) instead of linux-v6.8; with --kind copy its csum-copy_64.S");
+                  "user space) instead of linux-v6.8; with --kind copy its csum-copy_64.S. The "
+                  "file, the tree's top directory or a source archive (.tar.xz)");
   cmd->add_option("--max-bytes", o->maxBytes,
                   "Only kernels of at most N bytes of code may win (bigger ones are verified, "
                   "recorded as too-big, not timed)")

@@ -103,19 +103,83 @@ Baseline SourceBaseline::baseline() const {
   return {name_.c_str(), "baseline-source", fn_, false};
 }
 
-SourceBaseline::SourceBaseline(const std::string& path) : path_(path) {
-  std::error_code ec;
-  const auto status = fs::status(path, ec);
-  if (ec || !fs::exists(status)) throw SourceBaselineError(path + " does not exist");
-  if (!fs::is_regular_file(status)) throw SourceBaselineError(path + " is not a regular file");
-  const std::string version = treeVersion(fs::absolute(path));
-  name_ = version.empty() ? "source:" + fs::path(path).filename().string()
-                          : "linux-" + version + " (source)";
+namespace {
 
+// Where a kernel tree keeps the file each kind of baseline is.
+const char* treeFile(SourceKind kind) {
+  return kind == SourceKind::Copy ? "arch/x86/lib/csum-copy_64.S"
+                                  : "arch/x86/lib/csum-partial_64.c";
+}
+
+bool isArchive(const std::string& path) {
+  for (const char* end : {".tar", ".tar.xz", ".tar.gz", ".tgz", ".tar.bz2", ".tar.zst"}) {
+    const std::string_view e(end);
+    if (path.size() > e.size() && path.compare(path.size() - e.size(), e.size(), e) == 0)
+      return true;
+  }
+  return false;
+}
+
+// The file a kernel source archive (Debian's /usr/src/linux-source-X.Y.tar.xz, a kernel.org
+// tarball) holds for `kind`, with the tree's top Makefile beside it for the version: extracted
+// into `dir` (GNU tar reads any compression it knows by itself). Only the top directory's
+// Makefile: with --no-wildcards-match-slash, `*` stops at a slash.
+fs::path extractFromArchive(const std::string& archive, SourceKind kind, const fs::path& dir) {
+  const fs::path into = dir / "tree";
+  fs::create_directories(into);
+  std::string output;
+  const int status =
+      run({"tar", "-xf", archive, "-C", into.string(), "--wildcards", "--no-wildcards-match-slash",
+           "*/Makefile", std::string("*/") + treeFile(kind)},
+          dir / "tar.log", output);
+  for (const auto& top : fs::directory_iterator(into)) {
+    const fs::path file = top.path() / treeFile(kind);
+    if (status == 0 && fs::is_regular_file(file)) return file;
+  }
+  throw SourceBaselineError(fmt::format(
+      "{} is not a kernel source archive with {} ({}): {}", archive, treeFile(kind),
+      status == 127 ? "tar not found" : fmt::format("tar exit {}", status), output.substr(0, 500)));
+}
+
+}  // namespace
+
+SourceBaseline::SourceBaseline(const std::string& path, SourceKind kind) : path_(path) {
   char pattern[] = "/tmp/csumtune-source-XXXXXX";
   if (!mkdtemp(pattern)) throw SourceBaselineError("cannot create a temporary directory");
   workDir_ = pattern;
+  try {
+    build(kind);
+  } catch (...) {
+    if (handle_) dlclose(handle_);
+    handle_ = nullptr;
+    std::error_code ec;
+    fs::remove_all(workDir_, ec);
+    workDir_.clear();
+    throw;
+  }
+}
+
+// Resolves path_ (a file, a tree or an archive) to the file itself, then builds and loads it.
+void SourceBaseline::build(SourceKind kind) {
   const fs::path dir(workDir_);
+  std::error_code ec;
+  const auto status = fs::status(path_, ec);
+  if (ec || !fs::exists(status)) throw SourceBaselineError(path_ + " does not exist");
+  fs::path file = path_;
+  if (fs::is_directory(status)) {
+    file = fs::path(path_) / treeFile(kind);
+    if (!fs::is_regular_file(file)) {
+      throw SourceBaselineError(fmt::format("{} is a directory but not a kernel tree (no {} in it)",
+                                            path_, treeFile(kind)));
+    }
+  } else if (!fs::is_regular_file(status)) {
+    throw SourceBaselineError(path_ + " is not a regular file");
+  } else if (isArchive(path_)) {
+    file = extractFromArchive(path_, kind, dir);
+  }
+  const std::string version = treeVersion(fs::absolute(file));
+  name_ = version.empty() ? "source:" + file.filename().string() : "linux-" + version + " (source)";
+
   writeFile(dir / "include/linux/compiler.h", templates::stub_linux_compiler());
   writeFile(dir / "include/linux/export.h", templates::stub_linux_export());
   writeFile(dir / "include/linux/types.h", templates::stub_linux_types());
@@ -126,7 +190,7 @@ SourceBaseline::SourceBaseline(const std::string& path) : path_(path) {
   writeFile(dir / "include/asm/asm.h", templates::stub_asm_asm());
   writeFile(dir / "include/asm/errno.h", "/* csumtune: nothing the assembly needs */\n");
   writeFile(dir / "include/asm/export.h", templates::stub_linux_export());
-  const bool assembly = fs::path(path).extension() == ".S";
+  const bool assembly = file.extension() == ".S";
 
   const char* cc = std::getenv("CC");
   const std::string compiler = cc && *cc ? cc : "cc";
@@ -146,29 +210,22 @@ SourceBaseline::SourceBaseline(const std::string& path) : path_(path) {
                                 "-I",
                                 (dir / "include").string()};
   if (assembly) argv.push_back("-D__ASSEMBLY__");  // as kbuild assembles a .S
-  argv.insert(argv.end(), {fs::absolute(path).string(), "-o", object.string()});
+  argv.insert(argv.end(), {fs::absolute(file).string(), "-o", object.string()});
   const int exitStatus = run(argv, dir / "compile.log", output);
   if (exitStatus != 0) {
-    fs::remove_all(dir, ec);
     throw SourceBaselineError(
-        fmt::format("{} does not build for user space with {} ({}): {}", path, compiler,
+        fmt::format("{} does not build for user space with {} ({}): {}", file.string(), compiler,
                     exitStatus == 127 ? "compiler not found" : fmt::format("exit {}", exitStatus),
                     output.substr(0, 2000)));
   }
   handle_ = dlopen(object.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle_) {
-    fs::remove_all(dir, ec);
     throw SourceBaselineError(
-        fmt::format("cannot load {} built from {}: {}", object.string(), path, dlerror()));
+        fmt::format("cannot load {} built from {}: {}", object.string(), file.string(), dlerror()));
   }
   const char* symbol = assembly ? "csum_partial_copy_generic" : "csum_partial";
   void* found = dlsym(handle_, symbol);
-  if (!found) {
-    dlclose(handle_);
-    handle_ = nullptr;
-    fs::remove_all(dir, ec);
-    throw SourceBaselineError(fmt::format("{} defines no {}", path, symbol));
-  }
+  if (!found) throw SourceBaselineError(fmt::format("{} defines no {}", file.string(), symbol));
   if (assembly) {
     copyGeneric_ = reinterpret_cast<CopyGenericFn>(found);
   } else {

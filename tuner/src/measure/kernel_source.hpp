@@ -20,11 +20,18 @@ class SourceBaselineError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Which of a tree's files a tree or an archive stands for.
+enum class SourceKind { Sum, Copy };
+
 class SourceBaseline {
  public:
   // Builds and loads `path`. The compiler is $CC, else cc; flags as the kernel's: -O2. A
   // file ending in .S is the copy: csum-copy_64.S, assembled through the C preprocessor.
-  explicit SourceBaseline(const std::string& path);
+  // `path` may also be a kernel tree's top directory or a kernel source archive (Debian's
+  // /usr/src/linux-source-6.12.tar.xz, a kernel.org tarball): then `kind` picks the file,
+  // arch/x86/lib/csum-partial_64.c or csum-copy_64.S (from an archive, extracted with its
+  // top Makefile, which names the version).
+  explicit SourceBaseline(const std::string& path, SourceKind kind = SourceKind::Sum);
   ~SourceBaseline();
   SourceBaseline(const SourceBaseline&) = delete;
   SourceBaseline& operator=(const SourceBaseline&) = delete;
@@ -57,6 +64,8 @@ class SourceBaseline {
   static constexpr int kReadsPastEnd = 7;
 
  private:
+  void build(SourceKind kind);
+
   std::string path_, name_, workDir_;
   void* handle_ = nullptr;
   KernelFn fn_ = nullptr;

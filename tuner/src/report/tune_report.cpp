@@ -158,9 +158,10 @@ std::string renderTuneReport(const TuneRun& run, const std::vector<std::string>&
                     run.cache == CacheState::Cold
                         ? fmt::format(" ({} MiB set, random positions)", run.setSizeBytes >> 20)
                         : "");
-  md += "- score: sum(weight × median time per call) / sum(weight × length), " + unit +
-        "; the search ranks candidates by that figure divided by the reference's (linux-v6.8), "
-        "measured interleaved\n";
+  md += fmt::format(
+      "- score: sum(weight × median time per call) / sum(weight × length), {}; the search "
+      "ranks candidates by that figure divided by the reference's ({}), measured interleaved\n",
+      unit, run.reference);
   md += fmt::format("- timer: {} ({}), overhead {:.0f} subtracted\n", run.timerUnit,
                     run.timerSource, run.timerOverhead);
   std::size_t wrong = 0, refused = 0;
