@@ -315,4 +315,13 @@ std::vector<Params> frameVariants(const Params& loop, const std::vector<int>& ex
   return out;
 }
 
+Params compactFrame(const Params& loop) {
+  Params p{loop.carry, loop.chains, loop.unroll, loop.prefetch, loop.hint};
+  p.kind = loop.kind;
+  p.store = loop.store;
+  p.words = Words::Loop;
+  p.shortBelow = 0;
+  return p.canonical();
+}
+
 }  // namespace csumtune::gen

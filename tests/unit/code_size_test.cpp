@@ -139,6 +139,54 @@ TEST(CodeSize, MaxBytesKeepsBiggerKernelsFromWinningButVerifiesThem) {
   EXPECT_EQ(json.at("winner").at("bytes").get<std::size_t>(), run.finalists.front().bytes);
 }
 
+// The bowl again, each loop shape also in its compact frame (the word loop, no short path),
+// a little slower than in its default frame and much smaller.
+std::vector<Evaluation> sizedBowlWithCompactFrames() {
+  std::vector<Evaluation> table = sizedBowl();
+  const std::size_t loops = table.size();
+  for (std::size_t i = 0; i < loops; ++i) {
+    const gen::Params compact = gen::compactFrame(table[i].params);
+    Evaluation e = point(compact.toString().c_str(), gen::KernelProgram(compact).bytes().size(), 0);
+    e.score = table[i].score + 0.03;
+    e.scorePerByte = e.score * e.referencePerByte;
+    table.push_back(e);
+  }
+  return table;
+}
+
+TEST(CodeSize, ALoopTooBigInItsDefaultFrameIsRankedByItsCompactFrame) {
+  const gen::Params best = gen::parseParams("carry=adc,chains=6,unroll=30");
+  const gen::Params compact = gen::compactFrame(best);
+  EXPECT_EQ(compact.toString(),
+            "carry=adc,chains=6,unroll=30,prefetch=0,hint=t0,short=0,words=loop");
+  const std::size_t compactBytes = gen::KernelProgram(compact).bytes().size();
+  const std::size_t defaultBytes = gen::KernelProgram(best).bytes().size();
+  ASSERT_LT(compactBytes, defaultBytes);
+  const std::size_t limit = compactBytes;  // the best loop fits only in its compact frame
+  const auto table = sizedBowlWithCompactFrames();
+  ReplayMeasurer replay(table, limit);
+  TuneRun run = sizedRun();
+  run.measure.maxBytes = limit;
+  TuneSettings settings = noStages();
+  settings.sizeLimits.clear();
+  tune(run, replay, settings);
+  ASSERT_TRUE(run.complete());
+  // The search learnt the big loops fit compactly: the best loop's compact frame wins, and
+  // its default frame is on record as too big.
+  EXPECT_EQ(run.finalists.front().params, compact);
+  EXPECT_LE(run.finalists.front().bytes, limit);
+  const auto recorded = [&](const gen::Params& p) {
+    return std::find_if(run.evaluations.begin(), run.evaluations.end(),
+                        [&](const Evaluation& e) { return e.params == p; });
+  };
+  ASSERT_NE(recorded(best), run.evaluations.end());
+  EXPECT_EQ(recorded(best)->status, EvalStatus::TooBig);
+  EXPECT_EQ(recorded(compact)->status, EvalStatus::Ok);
+  for (const Evaluation& e : run.evaluations) {
+    if (e.status == EvalStatus::Ok) EXPECT_LE(e.bytes, limit) << e.params.toString();
+  }
+}
+
 TEST(CodeSize, TheWinnerUnderEachLimitIsMeasuredWithTheWinner) {
   ReplayMeasurer replay(sizedBowl());
   TuneRun run = sizedRun();

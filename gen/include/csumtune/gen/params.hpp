@@ -194,4 +194,9 @@ std::vector<Params> enumerateSpace(SpaceFilter filter = {});
 // ones only) and none; distinct kernels only, the default first.
 std::vector<Params> frameVariants(const Params& loop, const std::vector<int>& exactLengths);
 
+// `loop` (its loop keys, kind and store kept) in its most compact frame: the word loop
+// instead of the unrolled ladder, no short path, the rest as by default. The smallest code a
+// loop shape can have (within a few bytes), so a size-limited search can rank the shape.
+Params compactFrame(const Params& loop);
+
 }  // namespace csumtune::gen
