@@ -108,8 +108,9 @@ double Evaluator::operator()(const gen::Params& params) {
   // Known points cost nothing: they are answered even after the budget is spent.
   if (auto it = byKey_.find(key); it != byKey_.end()) {
     ++revisits_;
-    if (evaluations_[it->second].status == EvalStatus::TooBig) return standInFor(params, key);
-    const double score = evaluations_[it->second].score;
+    const double score = evaluations_[it->second].status == EvalStatus::TooBig
+                             ? standInFor(params, key)
+                             : evaluations_[it->second].score;
     phaseBest_ = std::min(phaseBest_, score);
     if (++revisitsInARow_ > kMaxRevisitsInARow)
       throw SearchStopped(SearchStopped::Why::PhaseRevisits);
