@@ -132,6 +132,10 @@ echo 'int not_a_checksum(void) { return 0; }' >"$work/nosym.c"
 tar -cJf "$work/other.tar.xz" -C "$work" nosym.c
 expect 2 "defines no csum_partial" "$work/nosym.c"
 expect 2 "not a kernel source archive" "$work/other.tar.xz"
+mkdir -p "$work/evil/linux-9.9/arch/x86/lib"
+ln -s /etc/hostname "$work/evil/linux-9.9/arch/x86/lib/csum-partial_64.c"
+tar -cJf "$work/evil.tar.xz" -C "$work/evil" linux-9.9
+expect 2 "other than a plain file" "$work/evil.tar.xz"
 echo 'this is not C' >"$work/broken.c"
 expect 2 "does not build" "$work/broken.c"
 cat >"$work/wrong.c" <<'C'

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <filesystem>
@@ -128,13 +129,25 @@ fs::path extractFromArchive(const std::string& archive, SourceKind kind, const f
   const fs::path into = dir / "tree";
   fs::create_directories(into);
   std::string output;
-  const int status =
-      run({"tar", "-xf", archive, "-C", into.string(), "--wildcards", "--no-wildcards-match-slash",
-           "*/Makefile", std::string("*/") + treeFile(kind)},
-          dir / "tar.log", output);
-  for (const auto& top : fs::directory_iterator(into)) {
-    const fs::path file = top.path() / treeFile(kind);
-    if (status == 0 && fs::is_regular_file(file)) return file;
+  // As root, tar would restore the archive's owners and modes: not wanted for a scratch copy.
+  const int status = run({"tar", "-xf", archive, "-C", into.string(), "--no-same-owner",
+                          "--no-same-permissions", "--wildcards", "--no-wildcards-match-slash",
+                          "*/Makefile", std::string("*/") + treeFile(kind)},
+                         dir / "tar.log", output);
+  std::vector<fs::path> found;  // one per top directory that has the file, in name order
+  for (const auto& top : fs::directory_iterator(into)) found.push_back(top.path() / treeFile(kind));
+  std::sort(found.begin(), found.end());
+  for (const fs::path& file : found) {
+    const auto link = fs::symlink_status(file);
+    // tar fails when a pattern matched nothing: a tree without a top Makefile is still a
+    // tree (it only goes unnamed), so the file decides.
+    if (!fs::exists(link)) continue;
+    // A link would make us build whatever it points at, outside the archive.
+    if (!fs::is_regular_file(link)) {
+      throw SourceBaselineError(
+          fmt::format("{} holds {} as something other than a plain file", archive, treeFile(kind)));
+    }
+    return file;
   }
   throw SourceBaselineError(fmt::format(
       "{} is not a kernel source archive with {} ({}): {}", archive, treeFile(kind),
