@@ -183,7 +183,9 @@ TEST(CodeSize, ALoopTooBigInItsDefaultFrameIsRankedByItsCompactFrame) {
   EXPECT_EQ(recorded(best)->status, EvalStatus::TooBig);
   EXPECT_EQ(recorded(compact)->status, EvalStatus::Ok);
   for (const Evaluation& e : run.evaluations) {
-    if (e.status == EvalStatus::Ok) EXPECT_LE(e.bytes, limit) << e.params.toString();
+    if (e.status == EvalStatus::Ok) {
+      EXPECT_LE(e.bytes, limit) << e.params.toString();
+    }
   }
 }
 
