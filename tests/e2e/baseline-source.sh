@@ -78,6 +78,22 @@ import json, sys
 k = json.load(open(sys.argv[1]))["kernels"][0]
 assert k["kind"] == "baseline-source" and k["name"].startswith("linux-6.12."), k' "$work/treecopy.json"
 
+# Ctrl-C while the archive is extracted: the run ends as interrupted (130) and its scratch
+# directory goes with it. A full $TMPDIR: exit 2 with a message.
+mkdir "$work/tmp"
+TMPDIR=$work/tmp env --default-signal=INT "$CSUMTUNE" bench --baseline-source /usr/src/linux-source-6.12.tar.xz \
+  --sizes 40 --repeat 5 >/dev/null 2>&1 &
+pid=$!
+sleep 1
+kill -INT $pid
+wait $pid
+status=$?
+check "Ctrl-C during the extraction exits 130 (status $status)" test $status -eq 130
+check "and leaves no scratch directory ($(ls "$work/tmp"))" test -z "$(ls -A "$work/tmp")"
+TMPDIR=/nonexistent-dir "$CSUMTUNE" bench --baseline-source "$file" --sizes 40 --repeat 5 >/dev/null 2>"$work/err"
+status=$?
+check "no place for the scratch directory -> 2 (status $status)" bash -c "[[ $status -eq 2 ]] && grep -q 'cannot create a temporary directory' '$work/err'"
+
 # tune against the tree's own file.
 "$CSUMTUNE" tune --kernel-safe --baseline-source "$file" --budget 6 --frame-shapes 0 --polish-shapes 0 --finalists 2 \
   --out "$work/tune" --quiet >"$work/tune.out" 2>&1

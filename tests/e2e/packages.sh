@@ -36,12 +36,16 @@ linux_source_tree() {
   local cache=${CSUMTUNE_KERNEL_CACHE:-/var/cache/csumtune-kernel}/linux-source-$version
   local top=$cache/linux-source-$version
   local files=(Makefile arch/x86/lib/csum-partial_64.c arch/x86/lib/csum-copy_64.S)
-  local f missing=0
-  for f in "${files[@]}"; do [[ -f $top/$f ]] || missing=1; done
-  if [[ $missing == 1 ]]; then
-    mkdir -p "$cache"
-    tar -xJf "/usr/src/linux-source-$version.tar.xz" -C "$cache" "${files[@]/#/linux-source-$version/}" ||
-      { echo "cannot extract the tree's files from linux-source-$version" >&2; return 1; }
-  fi
+  mkdir -p "$cache"
+  # Tests run in parallel: one extracts while the others wait, none reads a half-written file.
+  (
+    flock 9
+    for f in "${files[@]}"; do
+      [[ -f $top/$f ]] && continue
+      tar -xJf "/usr/src/linux-source-$version.tar.xz" -C "$cache" "${files[@]/#/linux-source-$version/}" ||
+        { echo "cannot extract the tree's files from linux-source-$version" >&2; exit 1; }
+      break
+    done
+  ) 9>"$cache.lock" || return 1
   echo "$top"
 }

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -154,27 +155,77 @@ fs::path extractFromArchive(const std::string& archive, SourceKind kind, const f
       status == 127 ? "tar not found" : fmt::format("tar exit {}", status), output.substr(0, 500)));
 }
 
+// SIGINT and SIGTERM held while a scratch directory exists: a Ctrl-C during the seconds tar
+// or the compiler runs is delivered when the object goes (after the directory is removed), so
+// it leaves nothing behind in /tmp. tar and cc, in the same process group, get a Ctrl-C from
+// the terminal themselves and stop; their failure then unwinds to here.
+class HeldSignals {
+ public:
+  HeldSignals() {
+    struct sigaction hold {};
+    hold.sa_handler = [](int signal) { pending = signal; };
+    sigemptyset(&hold.sa_mask);
+    sigaction(SIGINT, &hold, &previousInt_);
+    sigaction(SIGTERM, &hold, &previousTerm_);
+  }
+  ~HeldSignals() {
+    sigaction(SIGINT, &previousInt_, nullptr);
+    sigaction(SIGTERM, &previousTerm_, nullptr);
+    if (const int signal = pending) {
+      pending = 0;
+      raise(signal);  // as it would have been: the default ends the process, a handler runs
+    }
+  }
+  HeldSignals(const HeldSignals&) = delete;
+  HeldSignals& operator=(const HeldSignals&) = delete;
+
+ private:
+  static inline volatile std::sig_atomic_t pending = 0;
+  struct sigaction previousInt_ {};
+  struct sigaction previousTerm_ {};
+};
+
+// A scratch directory under $TMPDIR (else /tmp), removed with everything in it when it goes.
+class ScratchDirectory {
+ public:
+  ScratchDirectory() {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/csumtune-source-XXXXXX";
+    if (!mkdtemp(pattern.data()))
+      throw SourceBaselineError("cannot create a temporary directory in " +
+                                pattern.substr(0, pattern.rfind('/')));
+    path_ = pattern;
+  }
+  ~ScratchDirectory() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  ScratchDirectory(const ScratchDirectory&) = delete;
+  ScratchDirectory& operator=(const ScratchDirectory&) = delete;
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
 }  // namespace
 
 SourceBaseline::SourceBaseline(const std::string& path, SourceKind kind) : path_(path) {
-  char pattern[] = "/tmp/csumtune-source-XXXXXX";
-  if (!mkdtemp(pattern)) throw SourceBaselineError("cannot create a temporary directory");
-  workDir_ = pattern;
+  const HeldSignals held;          // destroyed last: a Ctrl-C is delivered after the cleanup
+  const ScratchDirectory scratch;  // gone once the library is loaded (dlopen keeps its mapping)
   try {
-    build(kind);
+    build(kind, scratch.path());
   } catch (...) {
     if (handle_) dlclose(handle_);
     handle_ = nullptr;
-    std::error_code ec;
-    fs::remove_all(workDir_, ec);
-    workDir_.clear();
     throw;
   }
 }
 
-// Resolves path_ (a file, a tree or an archive) to the file itself, then builds and loads it.
-void SourceBaseline::build(SourceKind kind) {
-  const fs::path dir(workDir_);
+// Resolves path_ (a file, a tree or an archive) to the file itself, then builds it in `dir`
+// and loads it.
+void SourceBaseline::build(SourceKind kind, const fs::path& dir) {
+  if (path_.empty()) throw SourceBaselineError("an empty path is no kernel source");
   std::error_code ec;
   const auto status = fs::status(path_, ec);
   if (ec || !fs::exists(status)) throw SourceBaselineError(path_ + " does not exist");
@@ -248,8 +299,6 @@ void SourceBaseline::build(SourceKind kind) {
 
 SourceBaseline::~SourceBaseline() {
   if (handle_) dlclose(handle_);
-  std::error_code ec;
-  if (!workDir_.empty()) std::filesystem::remove_all(workDir_, ec);
 }
 
 }  // namespace csumtune::tuner

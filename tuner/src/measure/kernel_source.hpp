@@ -5,6 +5,7 @@
 // measurement the 2013 thread asked for: the in-kernel implementation, from user space.
 #pragma once
 
+#include <filesystem>
 #include <stdexcept>
 #include <string>
 
@@ -64,9 +65,9 @@ class SourceBaseline {
   static constexpr int kReadsPastEnd = 7;
 
  private:
-  void build(SourceKind kind);
+  void build(SourceKind kind, const std::filesystem::path& dir);
 
-  std::string path_, name_, workDir_;
+  std::string path_, name_;
   void* handle_ = nullptr;
   KernelFn fn_ = nullptr;
   CopyGenericFn copyGeneric_ = nullptr;

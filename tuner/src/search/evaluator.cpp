@@ -146,12 +146,12 @@ double Evaluator::operator()(const gen::Params& params) {
 // kernel, measured and recorded in its own right (a resumed run finds it known); otherwise a
 // size-limited search never learns which loops fit, and the frame stage never sees them.
 double Evaluator::standInFor(const gen::Params& params, const std::string& key) {
-  if (auto it = standIn_.find(key); it != standIn_.end()) return it->second;
   const gen::Params compact = gen::compactFrame(params);
-  if (codeKey(compact) == key) return std::numeric_limits<double>::infinity();
-  const double score = (*this)(compact);
-  standIn_[key] = score;
-  return score;
+  const std::string compactKey = codeKey(compact);
+  if (compactKey == key) return std::numeric_limits<double>::infinity();
+  // Known already: its score, without counting a second revisit.
+  if (auto it = byKey_.find(compactKey); it != byKey_.end()) return evaluations_[it->second].score;
+  return (*this)(compact);
 }
 
 }  // namespace csumtune::tuner

@@ -118,8 +118,6 @@ class Evaluator {
   std::chrono::steady_clock::time_point start_;
   std::vector<Evaluation> evaluations_;
   std::map<std::string, std::size_t> byKey_;
-  // A size-limited run: the score a too-big kernel's point stands for (its compact frame's).
-  std::map<std::string, double> standIn_;
   std::size_t uniqueThisRun_ = 0;
   std::size_t revisits_ = 0;
   // Phase state.
