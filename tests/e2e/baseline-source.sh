@@ -151,7 +151,7 @@ expect 2 "not a kernel source archive" "$work/other.tar.xz"
 mkdir -p "$work/evil/linux-9.9/arch/x86/lib"
 ln -s /etc/hostname "$work/evil/linux-9.9/arch/x86/lib/csum-partial_64.c"
 tar -cJf "$work/evil.tar.xz" -C "$work/evil" linux-9.9
-expect 2 "other than a plain file" "$work/evil.tar.xz"
+expect 2 "symbolic link" "$work/evil.tar.xz"
 echo 'this is not C' >"$work/broken.c"
 expect 2 "does not build" "$work/broken.c"
 cat >"$work/wrong.c" <<'C'
@@ -165,5 +165,99 @@ __wsum csum_partial(const void *buff, int len, __wsum sum) {
 }
 C
 expect 1 "is wrong" "$work/wrong.c"
+
+# Hostile trees and archives: every file goes through the bounded reader (a regular file, of
+# bounded size, no link where a link could lead out of the tree). Each answer comes within
+# seconds (timeout 60 would say 124).
+good=$(cat "$file")
+newtree() {  # newtree DIR: a tree with the real csum-partial_64.c and a top Makefile
+  mkdir -p "$1/arch/x86/lib"
+  printf '%s\n' "$good" >"$1/arch/x86/lib/csum-partial_64.c"
+  printf 'VERSION = 6\nPATCHLEVEL = 1\nSUBLEVEL = 0\n' >"$1/Makefile"
+}
+texpect() {  # texpect STATUS TEXT PATH [VAR=VALUE...]: within 60 s
+  local want=$1 text=$2 path=$3
+  shift 3
+  env "$@" timeout 60 "$CSUMTUNE" bench --baseline-source "$path" --sizes 40 --repeat 5 >"$work/o" 2>"$work/e"
+  local got=$?
+  check "--baseline-source ${path#"$work"/} -> $want ($text; status $got: $(head -c 150 "$work/e"))" \
+    bash -c "[[ $got -eq $want ]] && grep -q '$text' '$work/e'"
+}
+newtree "$work/t-link" && ln -sf /etc/hostname "$work/t-link/arch/x86/lib/csum-partial_64.c"
+texpect 2 "symbolic link" "$work/t-link"
+newtree "$work/t-dirlink" && mv "$work/t-dirlink/arch/x86/lib" "$work/t-dirlink-lib" &&
+  ln -s "$work/t-dirlink-lib" "$work/t-dirlink/arch/x86/lib"
+texpect 2 "link out of the tree" "$work/t-dirlink"
+newtree "$work/t-fifo" && rm "$work/t-fifo/Makefile" && mkfifo "$work/t-fifo/Makefile"
+texpect 2 "not a regular file" "$work/t-fifo"
+newtree "$work/t-zero" && ln -sf /dev/zero "$work/t-zero/Makefile"
+texpect 2 "symbolic link" "$work/t-zero"
+newtree "$work/t-huge" && truncate -s 8G "$work/t-huge/Makefile"
+texpect 0 "" "$work/t-huge"
+newtree "$work/t-bigc" && truncate -s 20G "$work/t-bigc/arch/x86/lib/csum-partial_64.c"
+texpect 2 "too large" "$work/t-bigc"
+truncate -s 20G "$work/big.c"
+texpect 2 "too large" "$work/big.c"
+mkdir -p "$work/sparse/linux-9.9/arch/x86/lib" && printf 'VERSION = 9\nPATCHLEVEL = 9\n' >"$work/sparse/linux-9.9/Makefile"
+truncate -s 2G "$work/sparse/linux-9.9/arch/x86/lib/csum-partial_64.c"
+tar -cSf "$work/sparse.tar" -C "$work/sparse" linux-9.9
+texpect 2 "too large" "$work/sparse.tar"
+mkdir -p "$work/afifo/linux-9.9/arch/x86/lib" && printf '%s\n' "$good" >"$work/afifo/linux-9.9/arch/x86/lib/csum-partial_64.c"
+mkfifo "$work/afifo/linux-9.9/Makefile"
+tar -cf "$work/afifo.tar" -C "$work/afifo" linux-9.9
+texpect 2 "not a regular file" "$work/afifo.tar"
+
+# The user's code runs in a child first: whatever it does there, csumtune answers with a
+# message naming the file, removes its scratch folder, and stays responsive.
+scratch=$work/scratch && mkdir -p "$scratch"
+hostile() {  # hostile NAME CODE: a csum_partial file that does something else too
+  cat >"$work/$1.c" <<C
+#include <asm/checksum.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+$2
+C
+}
+plain='__wsum plain(const void *b, int len, __wsum sum) { const unsigned char *p = b; u64 s = sum;
+  for (int i = 0; i < len; i++) s += (i & 1) ? (u64)p[i] << 8 : p[i];
+  while (s >> 32) s = (s & 0xffffffff) + (s >> 32); return (__wsum)s; }'
+hostile ctor-exit "$plain
+__attribute__((constructor)) static void c(void) { exit(0); }
+__wsum csum_partial(const void *b, int len, __wsum sum) { return plain(b, len, sum); }"
+texpect 2 "ended the process (exit status 0)" "$work/ctor-exit.c" TMPDIR="$scratch"
+hostile call-abort "$plain
+__wsum csum_partial(const void *b, int len, __wsum sum) { if (len == 77) abort(); return plain(b, len, sum); }"
+texpect 2 "ended the process (signal 6" "$work/call-abort.c" TMPDIR="$scratch"
+hostile call-crash "$plain
+__wsum csum_partial(const void *b, int len, __wsum sum) { if (len == 300) *(volatile int *)0 = 1; return plain(b, len, sum); }"
+# (a fault is caught by the verifier's trap: a wrong kernel, exit 1)
+texpect 1 "is wrong" "$work/call-crash.c" TMPDIR="$scratch"
+hostile ctor-loop "$plain
+__attribute__((constructor)) static void c(void) { for (;;) pause(); }
+__wsum csum_partial(const void *b, int len, __wsum sum) { return plain(b, len, sum); }"
+texpect 2 "did not finish within 3 s" "$work/ctor-loop.c" TMPDIR="$scratch" CSUMTUNE_BASELINE_SECONDS=3
+hostile call-loop "$plain
+__wsum csum_partial(const void *b, int len, __wsum sum) { while (len == 513) {} return plain(b, len, sum); }"
+texpect 2 "did not finish within 3 s" "$work/call-loop.c" TMPDIR="$scratch" CSUMTUNE_BASELINE_SECONDS=3
+hostile prints "$plain
+__wsum csum_partial(const void *b, int len, __wsum sum) { if (len == 5) puts(\"hello\"); return plain(b, len, sum); }"
+texpect 2 "printed while it was loaded" "$work/prints.c" TMPDIR="$scratch"
+# Ctrl-C and SIGTERM while the user's constructor loops: gone within two seconds, status of
+# the signal, nothing left behind.
+for sig in INT TERM; do
+  # (env --default-signal: a background job of a script starts with SIGINT ignored)
+  env --default-signal=INT,TERM TMPDIR="$scratch" "$CSUMTUNE" bench --baseline-source "$work/ctor-loop.c" --sizes 40 >/dev/null 2>&1 &
+  pid=$!
+  sleep 3
+  kill -s $sig $pid
+  start=$SECONDS
+  wait $pid
+  status=$?
+  want=$((128 + $(kill -l $sig)))
+  check "SIG$sig while the baseline loops: exit $want in <= 2 s (status $status, $((SECONDS - start)) s)" \
+    bash -c "[[ $status -eq $want && $((SECONDS - start)) -le 2 ]]"
+done
+check "no scratch folder left behind ($(ls "$scratch" | head -3 | tr '\n' ' '))" test -z "$(ls -A "$scratch")"
 
 [[ $failures -eq 0 ]] && echo "baseline-source: all checks passed" || { echo "baseline-source: $failures failed"; exit 1; }

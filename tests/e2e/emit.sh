@@ -6,8 +6,31 @@ CSUMTUNE=${1:?usage: emit.sh path/to/csumtune}
 STUBS=$(cd "$(dirname "$0")/kernel-stubs" && pwd)
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
+HOST_FEATURES=$("$CSUMTUNE" cpu | sed -n 's/^features *//p')
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+# kernel_text_matches PARAMS JIT.bin KERNEL.bin: the kernel-style .text starts with the JIT's
+# bytes; for a kernel that needs ADX, with the ALTERNATIVE's jump first (the stand-in keeps the
+# original instruction, as a CPU without ADX runs it), then the JIT's bytes, and further on
+# the ADX-free body, which is the JIT's code for the same params with carry=adc.
+kernel_text_matches() {
+  local p=$1 jit=$2 kbin=$3
+  if [[ $p != carry=adcx* ]]; then
+    local size
+    size=$(stat -c %s "$jit")
+    cmp -s -n "$size" "$jit" "$kbin"
+    return
+  fi
+  "$CSUMTUNE" emit --params "${p/carry=adcx/carry=adc}" --format bin -o "$WORK/fallback.bin" || return 1
+  python3 - "$jit" "$kbin" "$WORK/fallback.bin" <<'PY'
+import sys
+jit, text, fallback = (open(f, "rb").read() for f in sys.argv[1:])
+jump = {0xE9: 5, 0xEB: 2}.get(text[0])
+ok = jump is not None and text[jump:jump + len(jit)] == jit and fallback in text[jump + len(jit):]
+sys.exit(0 if ok else 1)
+PY
+}
 
 shapes=(
   "carry=adc,chains=4,unroll=16"
@@ -31,7 +54,15 @@ for p in "${shapes[@]}"; do
     gcc -c -I"$STUBS" "$WORK/kernel.S" -o "$WORK/kernel.o" &&
     objcopy -O binary -j .text "$WORK/kernel.o" "$WORK/kernel.bin" || { fail "assemble kernel $p"; continue; }
   size=$(stat -c %s "$WORK/jit.bin")
-  cmp -s -n "$size" "$WORK/jit.bin" "$WORK/kernel.bin" || fail "kernel-style bytes differ for $p"
+  kernel_text_matches "$p" "$WORK/jit.bin" "$WORK/kernel.bin" || fail "kernel-style bytes differ for $p"
+  if [[ $p == carry=adcx* ]]; then
+    grep -q '^ \* needs: *ADX' "$WORK/kernel.S" && grep -q '^SYM_FUNC_START_LOCAL(csum_partial_noadx)' "$WORK/kernel.S" &&
+      grep -q 'ALTERNATIVE "jmp csum_partial_noadx", "", X86_FEATURE_ADX' "$WORK/kernel.S" ||
+      fail "$p: kernel style does not name ADX or lacks its boot-time fallback"
+    grep -q '^ \* needs: *ADX' "$WORK/gas.S" || fail "$p: gas style does not say it needs ADX"
+  else
+    grep -q '^ \* needs: *nothing beyond x86-64' "$WORK/kernel.S" || fail "$p: kernel style does not say what it needs"
+  fi
   grep -q "ip_compute_csum" "$WORK/kernel.S" || fail "kernel style lacks ip_compute_csum"
   echo "ok:   $p: gas and kernel text assemble to the JIT's $size bytes"
 done
@@ -57,6 +88,14 @@ for p in "${copies[@]}"; do
   cmp -s "$WORK/jit.bin" "$WORK/copy.bin" || fail "gas bytes differ from JIT bytes for $p"
   grep -q "uint32_t csum_and_copy(const void \*src, void \*dst, int len, uint32_t sum)" "$WORK/copy.S" ||
     fail "$p: the .S does not state the copying contract"
+  # Run only where this CPU has what the kernel needs (the assembly above needs nothing).
+  need=$(sed -n 's/^ \* needs: *\([A-Z0-9_, ]*\):.*/\1/p' "$WORK/copy.S" | head -1)
+  missing=""
+  for f in ${need//,/ }; do grep -q -- "+$f" <<<"$HOST_FEATURES" || missing="$missing $f"; done
+  if [[ -n $missing ]]; then
+    echo "ok:   $p: gas text = JIT bytes (not run: this CPU lacks$missing)"
+    continue
+  fi
   gcc -O1 -o "$WORK/copy_check" "$(dirname "$0")/copy/copy_check.c" "$WORK/copy.S" &&
     out=$("$WORK/copy_check") && echo "ok:   $p: gas text = JIT bytes; linked from C: $out" ||
     fail "$p: linked from C: ${out:-did not build}"
@@ -72,8 +111,7 @@ for p in "${copies[@]}"; do
     "$CSUMTUNE" emit --params "$p" -o "$WORK/kcopy.S" &&
     gcc -c -I"$STUBS" "$WORK/kcopy.S" -o "$WORK/kcopy.o" &&
     objcopy -O binary -j .text "$WORK/kcopy.o" "$WORK/kcopy.bin" || { fail "emit/assemble kernel-style $p"; continue; }
-  size=$(stat -c %s "$WORK/kjit.bin")
-  cmp -s -n "$size" "$WORK/kjit.bin" "$WORK/kcopy.bin" || fail "kernel-style copy bytes differ from the JIT's for $p"
+  kernel_text_matches "$p" "$WORK/kjit.bin" "$WORK/kcopy.bin" || fail "kernel-style copy bytes differ from the JIT's for $p"
   grep -q "^SYM_FUNC_START(csum_partial_copy_generic)" "$WORK/kcopy.S" || fail "$p: kernel style is not csum_partial_copy_generic"
   entries=$(grep -c "_ASM_EXTABLE_UA" "$WORK/kcopy.S")
   gcc -O1 -I"$STUBS" -o "$WORK/fault_check" "$(dirname "$0")/copy/fault_check.c" "$WORK/kcopy.S" -Wl,-z,noexecstack &&

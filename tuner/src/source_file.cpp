@@ -1,5 +1,7 @@
 #include "source_file.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "csumtune/gen/att_printer.hpp"
@@ -14,6 +16,19 @@ std::string registerList(const std::vector<asmjit::x86::Gp>& regs) {
   for (const auto& r : regs)
     out += fmt::format("{}{}", out.empty() ? "" : " ", gen::registerName(r));
   return out.empty() ? "none" : out;
+}
+
+// What the header says the code needs of the CPU beyond x86-64, and what happens without it.
+std::string needsLine(const SourceRequest& request) {
+  const std::string features = cpuFeatureList(request.params);
+  if (features.empty()) return "nothing beyond x86-64 (general-purpose instructions only)";
+  if (request.style == SourceStyle::Kernel) {
+    return fmt::format(
+        "{} for this body; without it the entry's ALTERNATIVE runs {}_noadx,\n"
+        " *               the same loop with adc (no ADX instruction)",
+        features, request.symbol);
+  }
+  return fmt::format("{}: call it only where CPUID reports it (it faults elsewhere)", features);
 }
 
 std::string header(const SourceRequest& request, const gen::RegisterPlan& regs, std::size_t bytes) {
@@ -32,6 +47,7 @@ std::string header(const SourceRequest& request, const gen::RegisterPlan& regs, 
                       regs.calleeSaved.empty()
                           ? "none used"
                           : registerList(regs.calleeSaved) + " (pushed and popped)");
+  text += fmt::format(" * needs:        {}\n", needsLine(request));
   text += fmt::format(" * tuned on:     {}\n",
                       request.tunedOn.value_or("not tuned (emitted from explicit params)"));
   if (request.figures) text += fmt::format(" * figures:      {}\n", *request.figures);
@@ -91,7 +107,32 @@ std::string contract(const gen::Params& params, SourceStyle style) {
          " * semantics). Reads no byte outside the buffer; len <= 0 reads nothing.";
 }
 
+// The ADX-free body a kernel-style file falls back to: the same loop and frame with adc.
+gen::Params withoutAdx(gen::Params params) {
+  params.carry = gen::Carry::Adc;
+  if (!gen::validationError(params).empty()) {
+    gen::Params plain;  // the default adc kernel: valid by definition
+    plain.kind = params.kind;
+    plain.store = params.store;
+    return plain;
+  }
+  return params;
+}
+
 }  // namespace
+
+std::string cpuFeatureList(const gen::Params& params) {
+  std::string out;
+  for (const gen::CpuFeature f : gen::requiredFeatures(params))
+    out += fmt::format("{}{}", out.empty() ? "" : ", ", gen::toString(f));
+  return out;
+}
+
+bool needsAdxFallback(const gen::Params& params, SourceStyle style) {
+  if (style != SourceStyle::Kernel) return false;
+  const auto features = gen::requiredFeatures(params);
+  return std::find(features.begin(), features.end(), gen::CpuFeature::Adx) != features.end();
+}
 
 std::string defaultSymbol(const gen::Params& params, SourceStyle style) {
   if (params.kind == gen::Kind::Copy) {
@@ -151,10 +192,31 @@ std::string renderSource(const SourceRequest& request) {
   text = replaceAll(text, "@HEADER@", header(request, program.registers(), bytes));
   text = replaceAll(text, "@CONTRACT@", contract(request.params, request.style));
   // The copy needs the exception-table macro, not EXPORT_SYMBOL: the tree exports its callers.
-  text = replaceAll(text, "@INCLUDES@",
-                    kernelCopy ? "#include <asm/asm.h>\t\t/* _ASM_EXTABLE_UA */"
-                               : exportInclude(request.kernelVersion));
+  std::string includes = kernelCopy ? "#include <asm/asm.h>\t\t/* _ASM_EXTABLE_UA */"
+                                    : exportInclude(request.kernelVersion);
+  if (needsAdxFallback(request.params, request.style)) {
+    includes +=
+        "\n#include <asm/alternative.h>\t/* ALTERNATIVE: the body picked at boot */"
+        "\n#include <asm/cpufeatures.h>\t/* X86_FEATURE_ADX */";
+  }
+  text = replaceAll(text, "@INCLUDES@", includes);
   text = replaceAll(text, "@BODY@", body);
+  // ADX is not in every x86-64 CPU the kernel boots on: the entry jumps to an adc body
+  // unless boot-time patching (apply_alternatives) finds X86_FEATURE_ADX and turns the jump
+  // into NOPs, as memmove_64.S picks its variant by X86_FEATURE_FSRM.
+  std::string entry, fallback;
+  if (needsAdxFallback(request.params, request.style)) {
+    const std::string noAdx = request.symbol + "_noadx";
+    entry = fmt::format("\tALTERNATIVE \"jmp {}\", \"\", X86_FEATURE_ADX\n", noAdx);
+    const gen::Params plain = withoutAdx(request.params);
+    gen::KernelProgram fallbackProgram(plain, programOptions(plain, request.style));
+    fallback = fmt::format(
+        "\n/* {}: {} without ADX ({}) */\nSYM_FUNC_START_LOCAL({})\n{}SYM_FUNC_END({})\n", noAdx,
+        request.symbol, plain.toString(), noAdx,
+        gen::printAtt(fallbackProgram, {noAdx, kernel, kernelCopy}), noAdx);
+  }
+  text = replaceAll(text, "@ENTRY@", entry);
+  text = replaceAll(text, "@FALLBACK@", fallback);
   text = replaceAll(text, "@EXTRA@", extra);
   // Exported only as the drop-in csum_partial (whose prototype asm/asm-prototypes.h has, so
   // modversions work); under another name it is local to the module that links it.

@@ -31,6 +31,12 @@ std::string regenerateCommand(const SourceRequest& request);
 
 bool isValidSymbol(const std::string& symbol);
 
+// The CPU features the kernel needs beyond x86-64 ("ADX"), "" for none.
+std::string cpuFeatureList(const gen::Params& params);
+
+// A kernel-style file of these params carries a second body without ADX, picked at boot.
+bool needsAdxFallback(const gen::Params& params, SourceStyle style);
+
 // The function's name unless told otherwise: csum_partial; for kind=copy csum_and_copy, or
 // in kernel style the kernel's csum_partial_copy_generic.
 std::string defaultSymbol(const gen::Params& params, SourceStyle style);

@@ -79,36 +79,14 @@ void writeOutput(const std::string& path, std::string_view content, bool binary)
   }
 }
 
-void verifySourceBaseline(const tuner::SourceBaseline& source, std::uint64_t seed, bool quiet) {
-  constexpr int kSlack = tuner::SourceBaseline::kReadsPastEnd + 1;
-  if (!quiet) {
-    std::fprintf(stderr,
-                 "csumtune: note: %s (%s) is verified over len >= 0 with %d readable bytes after "
-                 "each buffer: its tail load (load_unaligned_zeropad) may read up to %d bytes "
-                 "past the end, which only the kernel's exception fixup makes safe\n",
-                 source.name().c_str(), source.path().c_str(), kSlack,
-                 tuner::SourceBaseline::kReadsPastEnd);
-  }
-  const tuner::VerifyFixture fixture(seed);
-  const auto plan =
-      tuner::withTrailingSlack(tuner::withoutNegativeLengths(tuner::fullPlan(seed)), kSlack);
-  const auto outcome = tuner::verifyKernel(source.fn(), fixture, plan);
-  if (!outcome.ok()) {
-    throw CheckFailed(fmt::format("{} ({}) is wrong, not timing it: {}", source.name(),
-                                  source.path(), *outcome.failure));
-  }
-}
-
-void verifySourceCopy(const tuner::SourceBaseline& source, std::uint64_t seed) {
-  // The kernel never passes a negative length (csum-wrappers_64.c takes an int it got from a
-  // size), and the file does not guard against one: verified over len >= 0, no slack needed.
-  const tuner::VerifyFixture fixture(seed);
-  const auto plan = tuner::withoutNegativeLengths(tuner::fullPlan(seed));
-  const auto outcome = tuner::verifyCopyKernel(source.verifiableCopyFn(), fixture, plan);
-  if (!outcome.ok()) {
-    throw CheckFailed(fmt::format("{} ({}) is wrong, not timing it: {}", source.name(),
-                                  source.path(), *outcome.failure));
-  }
+void noteSourceSlack(const tuner::SourceBaseline& source, bool quiet) {
+  if (quiet || source.copies()) return;
+  std::fprintf(stderr,
+               "csumtune: note: %s (%s) was verified over len >= 0 with %d readable bytes after "
+               "each buffer: its tail load (load_unaligned_zeropad) may read up to %d bytes past "
+               "the end, which only the kernel's exception fixup makes safe\n",
+               source.name().c_str(), source.path().c_str(),
+               tuner::SourceBaseline::kReadsPastEnd + 1, tuner::SourceBaseline::kReadsPastEnd);
 }
 
 }  // namespace csumtune::cli

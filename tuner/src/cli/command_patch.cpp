@@ -23,6 +23,7 @@
 #include "measure/placement.hpp"
 #include "measure/stats.hpp"
 #include "measure/timed_kernels.hpp"
+#include "patch/git_identity.hpp"
 #include "patch/kernel_patch.hpp"
 #include "report/results_file.hpp"
 #include "source_file.hpp"
@@ -90,26 +91,28 @@ std::string utcRfc2822() {
   return text;
 }
 
-// The tree's git identity ("Name <email>"), or "" when DIR is not a git checkout or has none.
+// What the file needs of the CPU, said in the commit message: a distribution kernel boots on
+// CPUs the results never saw.
+std::string cpuNeeds(const gen::Params& params, std::string_view symbol) {
+  if (!tuner::needsAdxFallback(params, tuner::SourceStyle::Kernel))
+    return "It needs nothing of the CPU beyond x86-64.\n\n";
+  return fmt::format(
+      "Its loop uses ADCX/ADOX, which need ADX. An ALTERNATIVE on X86_FEATURE_ADX\n"
+      "at the entry jumps to a second body, {}_noadx(), the same loop\n"
+      "with ADC, on CPUs without ADX: the file runs on every x86-64 CPU.\n\n",
+      symbol);
+}
+
+// The tree's git identity ("Name <email>"), or "" when DIR is not a git checkout, has none,
+// or has one that cannot go into a mail header (said on stderr).
 std::string gitAuthor(const tuner::KernelTree& tree) {
   if (!tree.git) return "";
-  auto config = [&](const char* key) {
-    // The path goes to the shell single-quoted, its own quotes escaped: a tree named
-    // "x'; rm -rf ~" stays a path.
-    std::string quoted;
-    for (char c : tree.root) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    const std::string command = fmt::format("git -C '{}' config {} 2>/dev/null", quoted, key);
-    std::string value;
-    if (FILE* pipe = popen(command.c_str(), "r")) {
-      char buffer[256];
-      while (std::fgets(buffer, sizeof buffer, pipe)) value += buffer;
-      pclose(pipe);
-    }
-    while (!value.empty() && (value.back() == '\n' || value.back() == '\r')) value.pop_back();
-    return value;
-  };
-  const std::string name = config("user.name"), email = config("user.email");
-  return name.empty() || email.empty() ? "" : fmt::format("{} <{}>", name, email);
+  const tuner::GitIdentity identity = tuner::gitIdentity(tree.root);
+  if (!identity.refused.empty()) {
+    std::cerr << "csumtune: note: the tree's git identity is not used as the patch's author: "
+              << identity.refused << "\n";
+  }
+  return identity.author;
 }
 
 // The 2013 thread's table: the tree's own file (before) and the tuned kernel (after), hot
@@ -201,12 +204,11 @@ int runCopyPatch(const PatchOptions& o, const Provenance& from) {
   std::string figures, before;
   const std::string sPath = o.tree + "/" + tuner::kCopyS;
   try {
-    tuner::SourceBaseline source(sPath);
+    tuner::SourceBaseline source(sPath, tuner::SourceKind::Copy);
     if (!source.copies()) throw tuner::SourceBaselineError("no csum_partial_copy_generic");
     before = fmt::format("{} bytes",
                          tuner::functionSize(reinterpret_cast<const void*>(source.copyGeneric())));
     if (!o.noFigures) {
-      verifySourceCopy(source, 1);
       const Kernel tuned = Jit::compile(from.params);
       tuner::TimedKernel was = tuner::timedBaseline(source.baseline());
       was.name = "before";
@@ -233,11 +235,13 @@ int runCopyPatch(const PatchOptions& o, const Provenance& from) {
       "outside the two buffers, uses general-purpose registers only, no stack\n"
       "memory but pushes of callee-saved registers, and leaves only through RET.\n\n"
       "{}"
+      "{}"
       "Code size of csum_partial_copy_generic(): {} before, {} bytes after\n"
       "(without the fault fixups).\n\n"
       "Regenerate: {}\n",
       tuner::kCopyS, gen::kGeneratorVersion, from.params.toString(), wrap(from.tuned),
-      figures.empty() ? "" : figures + "\n", before, after, from.regenerate);
+      cpuNeeds(from.params, "csum_partial_copy_generic"), figures.empty() ? "" : figures + "\n",
+      before, after, from.regenerate);
   patch.author = gitAuthor(tree);
   patch.date = utcRfc2822();
   patch.generator = fmt::format("csumtune {}", gen::kGeneratorVersion);
@@ -274,7 +278,6 @@ int runPatch(const PatchOptions& o) {
     before =
         fmt::format("{} bytes", tuner::functionSize(reinterpret_cast<const void*>(source.fn())));
     if (!o.noFigures) {
-      verifySourceBaseline(source, 1, true);
       const Kernel tuned = Jit::compile(from.params);
       figures = measureFigures(o, {"before", "", "baseline-source", source.fn()},
                                {"after", "", "jit", tuned.fn()}, tuner::kCsumC);
@@ -298,12 +301,14 @@ int runPatch(const PatchOptions& o) {
       "general-purpose registers only, leaves only through RET, has no indirect\n"
       "jumps, and exports through <{}> as {} wants.\n\n"
       "{}"
+      "{}"
       "Code size of csum_partial(): {} before (the tree's file built for user\n"
       "space, gcc -O2), {} bytes after.\n\n"
       "Regenerate: {}\n",
       tuner::kCsumC, gen::kGeneratorVersion, from.params.toString(), wrap(from.tuned),
       tree.version >= std::pair{6, 5} ? "linux/export.h" : "asm/export.h", tree.versionText(),
-      figures.empty() ? "" : figures + "\n", before, after, from.regenerate);
+      cpuNeeds(from.params, "csum_partial"), figures.empty() ? "" : figures + "\n", before, after,
+      from.regenerate);
   patch.author = gitAuthor(tree);
   patch.date = utcRfc2822();
   patch.generator = fmt::format("csumtune {}", gen::kGeneratorVersion);

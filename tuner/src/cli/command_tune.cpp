@@ -26,6 +26,7 @@
 #include "report/pareto_svg.hpp"
 #include "report/results_file.hpp"
 #include "report/tune_report.hpp"
+#include "search/code_size_tradeoff.hpp"
 #include "search/host_measurer.hpp"
 #include "search/replay_measurer.hpp"
 #include "search/strategy.hpp"
@@ -37,7 +38,9 @@ namespace csumtune::cli {
 namespace {
 
 std::atomic<bool> gInterrupted{false};
-extern "C" void onInterrupt(int) {
+volatile std::sig_atomic_t gSignal = 0;  // which one: the exit status is 128 + it, as unhandled
+extern "C" void onInterrupt(int signal) {
+  gSignal = signal;
   gInterrupted = true;
 }
 
@@ -67,6 +70,7 @@ struct TuneOptions {
   double waitQuiet = 0;  // seconds; 0 = measure whatever the machine is doing (and say so)
   std::size_t maxBytes = 0;
   std::string sizePreset;
+  bool sizePresetGiven = false;  // --size-preset '' is a bad name, not "no limit"
 };
 
 // --size-preset: the common code-size limits, by who wants them.
@@ -87,7 +91,7 @@ gen::Kind kindOf(const TuneOptions& o) {
 }
 
 std::size_t chooseMaxBytes(const TuneOptions& o) {
-  if (o.sizePreset.empty()) return o.maxBytes;
+  if (!o.sizePresetGiven) return o.maxBytes;
   if (o.maxBytes != 0) throw UsageError("give --max-bytes or --size-preset, not both");
   for (const SizePreset& p : kSizePresets) {
     if (o.sizePreset == p.name) return p.maxBytes;
@@ -228,7 +232,8 @@ int runTune(const TuneOptions& o) {
   // Copying kernels are measured against a copy: linux-csum-copy, or a tree's csum-copy_64.S.
   tuner::Baseline reference = copying ? tuner::copyReferenceBaseline() : tuner::referenceBaseline();
   if (!o.baselineSource.empty()) {
-    source.emplace(o.baselineSource, copying ? tuner::SourceKind::Copy : tuner::SourceKind::Sum);
+    source.emplace(o.baselineSource, copying ? tuner::SourceKind::Copy : tuner::SourceKind::Sum,
+                   o.seed);
     if (source->copies() != copying) {
       throw UsageError(
           fmt::format("--baseline-source {} is {}: {}", o.baselineSource,
@@ -236,16 +241,22 @@ int runTune(const TuneOptions& o) {
                       copying ? "tune --kind copy takes a tree's arch/x86/lib/csum-copy_64.S"
                               : "a baseline for tune --kind copy"));
     }
-    if (copying) {
-      verifySourceCopy(*source, o.seed);
-    } else {
-      verifySourceBaseline(*source, o.seed, o.quiet);
-    }
+    noteSourceSlack(*source, o.quiet);
     reference = source->baseline();
   }
   run.reference = reference.name;
   run.measure.seed = o.seed;
   run.measure.maxBytes = chooseMaxBytes(o);
+  // Known before any measurement: a limit below the space's smallest kernel admits nothing.
+  if (run.measure.maxBytes > 0) {
+    const tuner::SmallestKernel smallest = tuner::smallestKernel(o.kernelSafe, run.kind);
+    if (run.measure.maxBytes < smallest.bytes) {
+      throw UsageError(
+          fmt::format("no kernel of the {} space fits in {} bytes: the smallest is {} ({} bytes)",
+                      o.kernelSafe ? "kernel-safe" : "whole", run.measure.maxBytes,
+                      smallest.params.toString(), smallest.bytes));
+    }
+  }
   const std::string dir =
       o.out.empty()
           ? fmt::format("results/{}/{}", run.cpuKey,
@@ -314,6 +325,7 @@ int runTune(const TuneOptions& o) {
       },
       &otherWorkload, &monitor);
   gInterrupted = false;
+  gSignal = 0;
   // Ctrl-C and SIGTERM both stop the run at the next check and save a resumable state
   // (never a half-written file or a stray temporary).
   auto previous = std::signal(SIGINT, onInterrupt);
@@ -342,9 +354,13 @@ int runTune(const TuneOptions& o) {
           "csumtune: interrupted after {} evaluations; progress saved to {}/results.json "
           "(continue with --resume)\n",
           run.evaluations.size(), dir);
-      return 130;
+      // 130 for Ctrl-C, 143 for SIGTERM: what the signal gives when it arrives before the
+      // handler is in place, so the status does not depend on when it came.
+      return 128 + (gSignal ? gSignal : SIGINT);
     case tuner::TuneEnd::NoCorrectCandidate:
       throw CheckFailed(run.failure + "; see " + dir + "/results.json");
+    case tuner::TuneEnd::NothingMeasured:
+      throw UsageError(run.failure + "; see " + dir + "/results.json");
     case tuner::TuneEnd::WinnerFailedFullPlan:
       throw CheckFailed(run.failure);
     case tuner::TuneEnd::Complete:
@@ -457,7 +473,9 @@ void addTuneCommand(CLI::App& app, int& exitCode) {
   std::string presets = "A code-size limit by name (instead of --max-bytes):";
   for (const SizePreset& p : kSizePresets)
     presets += fmt::format("\n  {:<6} {} bytes: {}", p.name, p.maxBytes, p.who);
-  cmd->add_option("--size-preset", o->sizePreset, presets);
+  cmd->add_option("--size-preset", o->sizePreset, presets)->each([o](const std::string&) {
+    o->sizePresetGiven = true;
+  });
   cmd->add_option("--wait-quiet", o->waitQuiet,
                   "Off unless given. Wait while the machine is busy (another task on the measuring "
                   "CPU, a slow "

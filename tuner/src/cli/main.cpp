@@ -64,6 +64,9 @@ int main(int argc, char** argv) {
   } catch (const csumtune::Error& e) {
     std::cerr << "csumtune: " << e.what() << "\n";
     return e.kind() == csumtune::Error::Kind::Codegen ? 1 : 2;
+  } catch (const csumtune::tuner::SourceBaselineWrong& e) {
+    std::cerr << "csumtune: " << e.what() << "\n";
+    return 1;  // the file built and ran: its sums are wrong, a failed check
   } catch (const csumtune::tuner::SourceBaselineError& e) {
     std::cerr << "csumtune: " << e.what() << "\n";
     return 2;

@@ -5,25 +5,43 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <regex>
 #include <sstream>
+#include <thread>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "csumtune/bounded_file.hpp"
 #include "csumtune/templates.hpp"
+#include "verify/verify.hpp"
 
 namespace csumtune::tuner {
 namespace {
 
 namespace fs = std::filesystem;
+
+// Bounds on what a user's file may cost: the file itself, the time to unpack it from an
+// archive, to build it, and to load and verify it in the probe.
+constexpr std::size_t kMaxSourceBytes = 1 << 20;
+constexpr double kArchiveSeconds = 300;
+constexpr double kCompileSeconds = 120;
+constexpr double kDefaultProbeSeconds = 120;
+constexpr rlim_t kMaxProbeOutput = 1 << 20;
+constexpr rlim_t kMaxUnpackedBytes = 16 << 20;  // a tree's top Makefile or one of its files
+constexpr rlim_t kMaxObjectBytes = 256 << 20;
 
 void writeFile(const fs::path& path, std::string_view text) {
   fs::create_directories(path.parent_path());
@@ -32,13 +50,22 @@ void writeFile(const fs::path& path, std::string_view text) {
   if (!out) throw SourceBaselineError("cannot write " + path.string());
 }
 
-// VERSION.PATCHLEVEL.SUBLEVEL from the tree's top Makefile (FILE is arch/x86/lib/<file>).
+// VERSION.PATCHLEVEL.SUBLEVEL from the tree's top Makefile (FILE is arch/x86/lib/<file>), read
+// through the bounded reader: a FIFO, a device or a link there is refused, a huge file is
+// read only as far as its head. A tree without a Makefile goes unnamed.
 std::string treeVersion(const fs::path& file) {
   const fs::path makefile = file.parent_path() / ".." / ".." / ".." / "Makefile";
-  std::ifstream in(makefile);
-  if (!in) return {};
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(makefile, ec))) return {};
+  std::string head;
+  try {
+    head = readFileHead(makefile, 4096, Links::Refuse);
+  } catch (const FileReadError& e) {
+    throw SourceBaselineError(std::string("the tree's Makefile: ") + e.what());
+  }
   std::map<std::string, std::string> fields;
   const std::regex line(R"(^(VERSION|PATCHLEVEL|SUBLEVEL)\s*=\s*(\d+)\s*$)");
+  std::istringstream in(head);
   std::string text;
   for (int i = 0; i < 20 && std::getline(in, text); ++i) {
     std::smatch m;
@@ -49,30 +76,73 @@ std::string treeVersion(const fs::path& file) {
                      fields.count("SUBLEVEL") ? "." + fields["SUBLEVEL"] : "");
 }
 
-// Runs argv without a shell; returns its exit status, its output in `output`.
-int run(const std::vector<std::string>& argv, const fs::path& log, std::string& output) {
+volatile std::sig_atomic_t pendingSignal = 0;  // set by HeldSignals' handler
+
+// How a child process ended, in words: "exit status 3", "signal 11 (Segmentation fault)".
+std::string endOf(int status) {
+  if (WIFSIGNALED(status)) {
+    return fmt::format("signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)));
+  }
+  return fmt::format("exit status {}", WEXITSTATUS(status));
+}
+
+// Waits for `pid`, at most `seconds`; a held Ctrl-C or SIGTERM, or the deadline, kills it.
+// Returns its wait status.
+int waitFor(pid_t pid, double seconds, const std::string& what) {
+  using Clock = std::chrono::steady_clock;
+  const auto deadline = Clock::now() + std::chrono::duration<double>(seconds);
+  for (;;) {
+    int status = 0;
+    const pid_t done = waitpid(pid, &status, WNOHANG);
+    if (done == pid) return status;
+    if (done < 0 && errno != EINTR) throw SourceBaselineError("lost the child running " + what);
+    const bool late = Clock::now() >= deadline;
+    if (pendingSignal || late) {
+      kill(pid, SIGKILL);
+      while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+      }
+      if (pendingSignal) throw SourceBaselineError("interrupted while " + what);
+      throw SourceBaselineError(
+          fmt::format("{} did not finish within {:.0f} s (stopped)", what, seconds));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+}
+
+// What a child wrote to its log, at most `bytes` of it.
+std::string logHead(const fs::path& log, std::size_t bytes) {
+  try {
+    return readFileHead(log, bytes, Links::Refuse);
+  } catch (const FileReadError&) {
+    return {};
+  }
+}
+
+// Runs argv without a shell, its output into `log`, within `seconds`, writing no file larger
+// than `maxFileBytes` (an archive member that unpacks to gigabytes, sparse or not, fails);
+// returns its exit status (128 + the signal when one ended it), its output's head in `output`.
+int run(const std::vector<std::string>& argv, const fs::path& log, std::string& output,
+        double seconds, rlim_t maxFileBytes) {
   const pid_t pid = fork();
-  if (pid < 0) throw SourceBaselineError("cannot start the compiler (fork failed)");
+  if (pid < 0) throw SourceBaselineError("cannot start " + argv[0] + " (fork failed)");
   if (pid == 0) {
     const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
     if (fd >= 0) {
       dup2(fd, 1);
       dup2(fd, 2);
     }
+    const rlimit files{maxFileBytes, maxFileBytes};
+    setrlimit(RLIMIT_FSIZE, &files);
+    signal(SIGXFSZ, SIG_IGN);  // the write fails with EFBIG and the tool says so
     std::vector<char*> args;
     for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);
     execvp(args[0], args.data());
     _exit(127);
   }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  std::ifstream in(log);
-  std::stringstream text;
-  text << in.rdbuf();
-  output = text.str();
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+  const int status = waitFor(pid, seconds, "running " + argv[0]);
+  output = logHead(log, 4000);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 SourceBaseline::CopyGenericFn verifiedCopy = nullptr;  // behind verifiableCopyFn()
@@ -134,36 +204,41 @@ fs::path extractFromArchive(const std::string& archive, SourceKind kind, const f
   const int status = run({"tar", "-xf", archive, "-C", into.string(), "--no-same-owner",
                           "--no-same-permissions", "--wildcards", "--no-wildcards-match-slash",
                           "*/Makefile", std::string("*/") + treeFile(kind)},
-                         dir / "tar.log", output);
+                         dir / "tar.log", output, kArchiveSeconds, kMaxUnpackedBytes);
   std::vector<fs::path> found;  // one per top directory that has the file, in name order
   for (const auto& top : fs::directory_iterator(into)) found.push_back(top.path() / treeFile(kind));
   std::sort(found.begin(), found.end());
-  for (const fs::path& file : found) {
-    const auto link = fs::symlink_status(file);
-    // tar fails when a pattern matched nothing: a tree without a top Makefile is still a
-    // tree (it only goes unnamed), so the file decides.
-    if (!fs::exists(link)) continue;
-    // A link would make us build whatever it points at, outside the archive.
-    if (!fs::is_regular_file(link)) {
-      throw SourceBaselineError(
-          fmt::format("{} holds {} as something other than a plain file", archive, treeFile(kind)));
+  // tar fails when a pattern matched nothing: a tree without a top Makefile is still a tree
+  // (it only goes unnamed). Any other failure, and any write it could not finish (a member
+  // over the size limit is only a warning to tar), is fatal.
+  std::istringstream lines(output);
+  for (std::string line; std::getline(lines, line);) {
+    const bool benign = line.empty() || line.find("Not found in archive") != std::string::npos ||
+                        line.find("Exiting with failure status") != std::string::npos;
+    if ((status != 0 && !benign) || line.find("Cannot ") != std::string::npos) {
+      throw SourceBaselineError(fmt::format(
+          "{} is not a kernel source archive with {} that can be unpacked ({}): {}", archive,
+          treeFile(kind), status == 127 ? "tar not found" : fmt::format("tar exit {}", status),
+          output.substr(0, 500)));
     }
-    return file;
+  }
+  for (const fs::path& file : found) {
+    // What it is (a link, a FIFO, too big) the reader judges.
+    if (fs::exists(fs::symlink_status(file))) return file;
   }
   throw SourceBaselineError(fmt::format(
       "{} is not a kernel source archive with {} ({}): {}", archive, treeFile(kind),
       status == 127 ? "tar not found" : fmt::format("tar exit {}", status), output.substr(0, 500)));
 }
 
-// SIGINT and SIGTERM held while a scratch directory exists: a Ctrl-C during the seconds tar
-// or the compiler runs is delivered when the object goes (after the directory is removed), so
-// it leaves nothing behind in /tmp. tar and cc, in the same process group, get a Ctrl-C from
-// the terminal themselves and stop; their failure then unwinds to here.
+// SIGINT and SIGTERM held while a scratch directory exists: a Ctrl-C while tar, the compiler
+// or the probe runs kills that child (waitFor), unwinds, removes the directory and is then
+// delivered, so it leaves nothing behind in /tmp and ends the process as it would have.
 class HeldSignals {
  public:
   HeldSignals() {
     struct sigaction hold {};
-    hold.sa_handler = [](int signal) { pending = signal; };
+    hold.sa_handler = [](int signal) { pendingSignal = signal; };
     sigemptyset(&hold.sa_mask);
     sigaction(SIGINT, &hold, &previousInt_);
     sigaction(SIGTERM, &hold, &previousTerm_);
@@ -171,8 +246,8 @@ class HeldSignals {
   ~HeldSignals() {
     sigaction(SIGINT, &previousInt_, nullptr);
     sigaction(SIGTERM, &previousTerm_, nullptr);
-    if (const int signal = pending) {
-      pending = 0;
+    if (const int signal = pendingSignal) {
+      pendingSignal = 0;
       raise(signal);  // as it would have been: the default ends the process, a handler runs
     }
   }
@@ -180,7 +255,6 @@ class HeldSignals {
   HeldSignals& operator=(const HeldSignals&) = delete;
 
  private:
-  static inline volatile std::sig_atomic_t pending = 0;
   struct sigaction previousInt_ {};
   struct sigaction previousTerm_ {};
 };
@@ -210,11 +284,159 @@ class ScratchDirectory {
 
 }  // namespace
 
-SourceBaseline::SourceBaseline(const std::string& path, SourceKind kind) : path_(path) {
+namespace {
+
+// The probe's verdict, through a pipe: "ok", or "wrong" and the first failing case.
+void probeAndReport(const fs::path& object, SourceKind kind, std::uint64_t seed, int verdictFd) {
+  auto say = [&](std::string text) {
+    text.resize(std::min<std::size_t>(text.size(), 3500));
+    [[maybe_unused]] const ssize_t n = ::write(verdictFd, text.data(), text.size());
+  };
+  void* handle = dlopen(object.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle) return say(std::string("error\ncannot load it: ") + dlerror());
+  const char* symbol = kind == SourceKind::Copy ? "csum_partial_copy_generic" : "csum_partial";
+  void* found = dlsym(handle, symbol);
+  if (!found) return say(fmt::format("error\nit defines no {}", symbol));
+  const VerifyFixture fixture(seed);
+  VerifyOutcome outcome;
+  if (kind == SourceKind::Copy) {
+    // The kernel never passes a negative length (csum-wrappers_64.c takes an int it got from
+    // a size), and the file does not guard against one: verified over len >= 0.
+    verifiedCopy = reinterpret_cast<SourceBaseline::CopyGenericFn>(found);
+    outcome = verifyCopyKernel(copyAsCsumAndCopy, fixture, withoutNegativeLengths(fullPlan(seed)));
+  } else {
+    const auto plan = withTrailingSlack(withoutNegativeLengths(fullPlan(seed)),
+                                        SourceBaseline::kReadsPastEnd + 1);
+    outcome = verifyKernel(reinterpret_cast<KernelFn>(found), fixture, plan);
+  }
+  say(outcome.ok() ? std::string("ok") : "wrong\n" + *outcome.failure);
+}
+
+double probeSeconds() {
+  const char* text = std::getenv("CSUMTUNE_BASELINE_SECONDS");  // tests shorten it
+  char* end = nullptr;
+  const double seconds = text ? std::strtod(text, &end) : 0;
+  return text && end && *end == '\0' && seconds > 0 && seconds < 1e6 ? seconds
+                                                                     : kDefaultProbeSeconds;
+}
+
+// Loads the built object and verifies it over the full plan in a child process, so that
+// whatever the user's code does — exit, abort, crash, loop, print — happens there: a
+// constructor that calls exit(0) cannot end csumtune with a false success, a loop is killed
+// at the deadline, Ctrl-C still works. Only a file that loads, returns and sums correctly
+// there, silently, is loaded into this process. Throws SourceBaselineError, or
+// SourceBaselineWrong for a wrong sum.
+void probeInChild(const fs::path& object, SourceKind kind, std::uint64_t seed, const fs::path& log,
+                  const std::string& what) {
+  int verdict[2];
+  if (pipe2(verdict, O_CLOEXEC) != 0) throw SourceBaselineError("cannot create a pipe");
+  std::fflush(nullptr);  // nothing buffered here is written twice by the child
+  const pid_t pid = fork();
+  if (pid < 0) throw SourceBaselineError("cannot start the probe (fork failed)");
+  if (pid == 0) {
+    ::close(verdict[0]);
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    const int out = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    const int none = ::open("/dev/null", O_RDONLY);
+    if (out < 0 || none < 0) _exit(125);
+    dup2(none, 0);
+    dup2(out, 1);
+    dup2(out, 2);
+    const rlimit output{kMaxProbeOutput, kMaxProbeOutput};  // a file that prints without end
+    setrlimit(RLIMIT_FSIZE, &output);
+    std::setvbuf(stdout, nullptr, _IONBF, 0);  // what it prints reaches the log at once
+    try {
+      probeAndReport(object, kind, seed, verdict[1]);
+    } catch (...) {
+      _exit(124);
+    }
+    std::fflush(nullptr);
+    _exit(0);  // not exit(): the parent's atexit handlers and buffers are not the child's
+  }
+  ::close(verdict[1]);
+  int status = 0;
+  try {
+    status = waitFor(pid, probeSeconds(), "loading and verifying " + what);
+  } catch (...) {
+    ::close(verdict[0]);
+    throw;
+  }
+  std::string answer;
+  char chunk[4096];
+  for (ssize_t n; (n = ::read(verdict[0], chunk, sizeof chunk)) != 0;) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) break;
+    answer.append(chunk, static_cast<std::size_t>(n));
+  }
+  ::close(verdict[0]);
+  const std::string printed = logHead(log, 300);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || answer.empty()) {
+    throw SourceBaselineError(fmt::format(
+        "{} ended the process ({}) while it was loaded or called: a kernel function must "
+        "return{}",
+        what, endOf(status), printed.empty() ? "" : "; it printed: " + printed));
+  }
+  if (!printed.empty()) {
+    throw SourceBaselineError(
+        fmt::format("{} printed while it was loaded or called (a kernel function must not): {}",
+                    what, printed));
+  }
+  if (answer.rfind("wrong\n", 0) == 0) {
+    throw SourceBaselineWrong(
+        fmt::format("{} is wrong, not timing it: {}", what, answer.substr(6)));
+  }
+  if (answer.rfind("error\n", 0) == 0) {
+    throw SourceBaselineError(fmt::format("{}: {}", what, answer.substr(6)));
+  }
+  if (answer != "ok") throw SourceBaselineError(what + ": the probe gave no verdict");
+}
+
+// The file a path stands for: itself, a tree's file for `kind`, or that file extracted from
+// an archive into `dir`.
+fs::path resolveSource(const std::string& path, SourceKind kind, const fs::path& dir) {
+  if (path.empty()) throw SourceBaselineError("an empty path is no kernel source");
+  std::error_code ec;
+  const auto status = fs::status(path, ec);
+  if (ec || !fs::exists(status)) throw SourceBaselineError(path + " does not exist");
+  if (fs::is_directory(status)) {
+    const fs::path file = fs::path(path) / treeFile(kind);
+    if (!fs::exists(fs::symlink_status(file, ec))) {
+      throw SourceBaselineError(fmt::format("{} is a directory but not a kernel tree (no {} in it)",
+                                            path, treeFile(kind)));
+    }
+    return file;
+  }
+  if (!fs::is_regular_file(status)) throw SourceBaselineError(path + " is not a regular file");
+  if (isArchive(path)) return extractFromArchive(path, kind, dir);
+  return path;
+}
+
+// A tree's file (from a directory or an archive) must be the tree's own: no link, and no
+// directory of its path may lead outside the tree.
+bool insideTree(const fs::path& file, const std::string& path, const fs::path& dir) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) {
+    const fs::path root = fs::canonical(path, ec);
+    const fs::path real = fs::weakly_canonical(file, ec);
+    const auto [r, f] = std::mismatch(root.begin(), root.end(), real.begin(), real.end());
+    return r == root.end();
+  }
+  const fs::path root = fs::canonical(dir / "tree", ec);
+  if (ec) return true;  // not from an archive
+  const fs::path real = fs::weakly_canonical(file, ec);
+  const auto [r, f] = std::mismatch(root.begin(), root.end(), real.begin(), real.end());
+  return r == root.end();
+}
+
+}  // namespace
+
+SourceBaseline::SourceBaseline(const std::string& path, SourceKind kind, std::uint64_t seed)
+    : path_(path) {
   const HeldSignals held;          // destroyed last: a Ctrl-C is delivered after the cleanup
   const ScratchDirectory scratch;  // gone once the library is loaded (dlopen keeps its mapping)
   try {
-    build(kind, scratch.path());
+    build(kind, seed, scratch.path());
   } catch (...) {
     if (handle_) dlclose(handle_);
     handle_ = nullptr;
@@ -222,27 +444,25 @@ SourceBaseline::SourceBaseline(const std::string& path, SourceKind kind) : path_
   }
 }
 
-// Resolves path_ (a file, a tree or an archive) to the file itself, then builds it in `dir`
-// and loads it.
-void SourceBaseline::build(SourceKind kind, const fs::path& dir) {
-  if (path_.empty()) throw SourceBaselineError("an empty path is no kernel source");
-  std::error_code ec;
-  const auto status = fs::status(path_, ec);
-  if (ec || !fs::exists(status)) throw SourceBaselineError(path_ + " does not exist");
-  fs::path file = path_;
-  if (fs::is_directory(status)) {
-    file = fs::path(path_) / treeFile(kind);
-    if (!fs::is_regular_file(file)) {
-      throw SourceBaselineError(fmt::format("{} is a directory but not a kernel tree (no {} in it)",
-                                            path_, treeFile(kind)));
-    }
-  } else if (!fs::is_regular_file(status)) {
-    throw SourceBaselineError(path_ + " is not a regular file");
-  } else if (isArchive(path_)) {
-    file = extractFromArchive(path_, kind, dir);
+// Resolves path_ (a file, a tree or an archive) to the file itself, copies it through the
+// bounded reader into `dir`, builds and probes it there, then loads it.
+void SourceBaseline::build(SourceKind kind, std::uint64_t seed, const fs::path& dir) {
+  const fs::path file = resolveSource(path_, kind, dir);
+  const bool fromTree = file != fs::path(path_);
+  std::string text;
+  try {
+    text = readBoundedFile(file, {kMaxSourceBytes, fromTree ? Links::Refuse : Links::Follow});
+  } catch (const FileReadError& e) {
+    throw SourceBaselineError(e.what());
+  }
+  if (fromTree && !insideTree(file, path_, dir)) {
+    throw SourceBaselineError(
+        fmt::format("{}: a directory on the way to {} is a link out of the tree: refused", path_,
+                    treeFile(kind)));
   }
   const std::string version = treeVersion(fs::absolute(file));
   name_ = version.empty() ? "source:" + file.filename().string() : "linux-" + version + " (source)";
+  const std::string what = fmt::format("{} ({})", name_, path_);
 
   writeFile(dir / "include/linux/compiler.h", templates::stub_linux_compiler());
   writeFile(dir / "include/linux/export.h", templates::stub_linux_export());
@@ -255,6 +475,9 @@ void SourceBaseline::build(SourceKind kind, const fs::path& dir) {
   writeFile(dir / "include/asm/errno.h", "/* csumtune: nothing the assembly needs */\n");
   writeFile(dir / "include/asm/export.h", templates::stub_linux_export());
   const bool assembly = file.extension() == ".S";
+  // The compiler reads our copy of what was checked, not the path (which could change).
+  const fs::path copy = dir / "src" / file.filename();
+  writeFile(copy, text);
 
   const char* cc = std::getenv("CC");
   const std::string compiler = cc && *cc ? cc : "cc";
@@ -274,14 +497,18 @@ void SourceBaseline::build(SourceKind kind, const fs::path& dir) {
                                 "-I",
                                 (dir / "include").string()};
   if (assembly) argv.push_back("-D__ASSEMBLY__");  // as kbuild assembles a .S
-  argv.insert(argv.end(), {fs::absolute(file).string(), "-o", object.string()});
-  const int exitStatus = run(argv, dir / "compile.log", output);
+  argv.insert(argv.end(), {copy.string(), "-o", object.string()});
+  const int exitStatus = run(argv, dir / "compile.log", output, kCompileSeconds, kMaxObjectBytes);
   if (exitStatus != 0) {
     throw SourceBaselineError(
         fmt::format("{} does not build for user space with {} ({}): {}", file.string(), compiler,
                     exitStatus == 127 ? "compiler not found" : fmt::format("exit {}", exitStatus),
                     output.substr(0, 2000)));
   }
+  // The file's own kind (a .S is the copy) decides what it is verified as; callers that
+  // wanted the other kind refuse it by copies().
+  probeInChild(object, assembly ? SourceKind::Copy : SourceKind::Sum, seed, dir / "probe.log",
+               what);
   handle_ = dlopen(object.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle_) {
     throw SourceBaselineError(

@@ -21,6 +21,12 @@ class SourceBaselineError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The file built and ran, but its sums are wrong: a failed check (exit 1), not bad input.
+class SourceBaselineWrong : public SourceBaselineError {
+ public:
+  using SourceBaselineError::SourceBaselineError;
+};
+
 // Which of a tree's files a tree or an archive stands for.
 enum class SourceKind { Sum, Copy };
 
@@ -32,7 +38,16 @@ class SourceBaseline {
   // /usr/src/linux-source-6.12.tar.xz, a kernel.org tarball): then `kind` picks the file,
   // arch/x86/lib/csum-partial_64.c or csum-copy_64.S (from an archive, extracted with its
   // top Makefile, which names the version).
-  explicit SourceBaseline(const std::string& path, SourceKind kind = SourceKind::Sum);
+  //
+  // Before it is loaded here, the built file is loaded and verified over the full plan
+  // (Linux's domain, len >= 0; a csum_partial with kReadsPastEnd readable bytes after each
+  // buffer) in a child process with a deadline ($CSUMTUNE_BASELINE_SECONDS, else 120 s):
+  // a file that exits, aborts, crashes, loops or prints there is refused
+  // (SourceBaselineError), one that sums wrongly throws SourceBaselineWrong. The source is
+  // read through the bounded reader (a regular file of at most 1 MiB; from a tree or an
+  // archive, no link) and the compiler builds that copy.
+  explicit SourceBaseline(const std::string& path, SourceKind kind = SourceKind::Sum,
+                          std::uint64_t seed = 1);
   ~SourceBaseline();
   SourceBaseline(const SourceBaseline&) = delete;
   SourceBaseline& operator=(const SourceBaseline&) = delete;
@@ -65,7 +80,7 @@ class SourceBaseline {
   static constexpr int kReadsPastEnd = 7;
 
  private:
-  void build(SourceKind kind, const std::filesystem::path& dir);
+  void build(SourceKind kind, std::uint64_t seed, const std::filesystem::path& dir);
 
   std::string path_, name_;
   void* handle_ = nullptr;

@@ -7,20 +7,12 @@
 
 #include <fmt/format.h>
 
+#include "csumtune/bounded_file.hpp"
+
 namespace csumtune::tuner {
 namespace {
 
 namespace fs = std::filesystem;
-
-// At most `limit` bytes of a file (a tree's Makefile head, a source file): a huge or endless
-// file is not read whole.
-std::string readText(const fs::path& path, std::size_t limit) {
-  std::ifstream in(path, std::ios::binary);
-  std::string text(limit, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(limit));
-  text.resize(static_cast<std::size_t>(in.gcount()));
-  return text;
-}
 
 std::vector<std::string> linesOf(const std::string& text) {
   std::vector<std::string> lines;
@@ -85,7 +77,7 @@ KernelTree readKernelTree(const std::string& root, PatchTarget target) {
   std::error_code ec;
   if (!fs::is_directory(root, ec)) throw TreeError(root + " is not a directory");
   const fs::path top(root);
-  if (!fs::is_regular_file(top / "Makefile", ec))
+  if (!fs::exists(fs::symlink_status(top / "Makefile", ec)))
     throw TreeError(root + " is not a kernel tree (no Makefile)");
   if (!fs::is_directory(top / "arch/x86/lib", ec))
     throw TreeError(root + " is not an x86 kernel tree (no arch/x86/lib)");
@@ -93,7 +85,12 @@ KernelTree readKernelTree(const std::string& root, PatchTarget target) {
   tree.root = root;
   tree.git = fs::exists(top / ".git", ec);
   // VERSION = 6 / PATCHLEVEL = 1 / SUBLEVEL = 76 at the top of the Makefile.
-  const std::string makefile = readText(top / "Makefile", 4096);
+  std::string makefile;
+  try {
+    makefile = readFileHead(top / "Makefile", 4096, Links::Refuse);
+  } catch (const FileReadError& e) {
+    throw TreeError(std::string("not a kernel tree: ") + e.what());
+  }
   auto field = [&](const char* name) -> std::optional<std::string> {
     std::smatch m;
     const std::regex re(std::string("(^|\\n)") + name + "\\s*=\\s*([0-9]*)");
@@ -111,11 +108,14 @@ KernelTree readKernelTree(const std::string& root, PatchTarget target) {
         fmt::format("{} is {}: csumtune patches v5.10 and later", root, tree.versionText()));
   constexpr std::size_t kMaxSource = std::size_t{1} << 20;
   auto readSource = [&](const char* path, const char* mustDefine) {
-    if (!fs::is_regular_file(top / path, ec))
+    if (!fs::exists(fs::symlink_status(top / path, ec)))
       throw TreeError(fmt::format("{} has no {}", root, path));
-    std::string text = readText(top / path, kMaxSource + 1);
-    if (text.size() > kMaxSource)
-      throw TreeError(fmt::format("{}/{} is over 1 MiB: not the kernel's file", root, path));
+    std::string text;
+    try {
+      text = readBoundedFile(top / path, {kMaxSource, Links::Refuse});
+    } catch (const FileReadError& e) {
+      throw TreeError(fmt::format("not the kernel's file: {}", e.what()));
+    }
     if (text.find(mustDefine) == std::string::npos)
       throw TreeError(fmt::format("{}/{} does not define {}", root, path, mustDefine));
     return text;

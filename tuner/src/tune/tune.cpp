@@ -287,6 +287,15 @@ void tuneInterruptibly(TuneRun& run, TuneMeasurer& measurer, const TuneSettings&
 
   if (settings.interrupted && settings.interrupted->load()) return finish(TuneEnd::Interrupted);
   auto top = topEvaluations(run.evaluations, settings.finalists);
+  if (top.empty() && run.evaluations.empty()) {
+    return finish(TuneEnd::NothingMeasured,
+                  fmt::format("no candidate was measured: the time limit ({} s) ran out first{}",
+                              run.timeLimitSeconds,
+                              run.waitQuietSeconds > 0
+                                  ? " while waiting for the machine to go quiet (--wait-quiet); "
+                                    "give --time more than --wait-quiet, or tune when it is quiet"
+                                  : ""));
+  }
   if (top.empty()) return finish(TuneEnd::NoCorrectCandidate, "no correct candidate was found");
   if (settings.guardCandidates > 0) {
     measurer.beginPhase("guard");

@@ -22,6 +22,7 @@ enum class TuneEnd {
   Complete,             // a winner, verified with the full plan, swept
   Interrupted,          // Ctrl-C: progress kept, no winner (continue with --resume)
   NoCorrectCandidate,   // every candidate was wrong or refused
+  NothingMeasured,      // the time ran out (waiting for a quiet machine) before any candidate
   WinnerFailedFullPlan  // the best candidate failed the full correctness plan
 };
 

@@ -7,3 +7,7 @@
   name:
 #define SYM_FUNC_END(name) .size name, .- name
 #define RET ret
+#define SYM_FUNC_START_LOCAL(name) \
+  .type name, @function;           \
+  .p2align 4;                      \
+  name:

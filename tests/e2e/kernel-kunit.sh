@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# The kernel's own checksum tests on a patched tree, on CPUs with and without ADX: Debian's
+# linux-source-6.12 patched by `csumtune patch` with an ADX winner (the Zen 5 kernel-safe
+# winner committed under results/, carry=adcx) and an adcx copy, built with KUnit and
+# lib/checksum_kunit.c (CONFIG_CHECKSUM_KUNIT=y: its 5 cases run at boot, TAP on the
+# console), objtool checking every RET; booted under qemu TCG with `-cpu max` (ADX: the
+# tuned body runs) and `-cpu qemu64` (no ADX: the ALTERNATIVE's jump to the adc body stays).
+# Each boot must report `# checksum: pass:5 fail:0` and no oops or invalid opcode. Without
+# the fallback the qemu64 boot takes "invalid opcode" at the first adcx.
+#
+#   tests/e2e/kernel-kunit.sh CSUMTUNE SOURCE_DIR [WORK_DIR]
+#
+# The tree and its build are cached in $CSUMTUNE_KERNEL_CACHE/kunit-6.12 (default
+# /var/cache/csumtune-kernel). Exit 1 on any failure, 77 (skipped) when packages are missing
+# and cannot be installed (not root; 1 then in CI).
+set -uo pipefail
+CSUMTUNE=${1:?usage: kernel-kunit.sh CSUMTUNE SOURCE_DIR [WORK_DIR]}
+SOURCE=${2:?usage: kernel-kunit.sh CSUMTUNE SOURCE_DIR [WORK_DIR]}
+WORK=${3:-$(mktemp -d)}
+HERE=$(cd "$(dirname "$0")" && pwd)
+CACHE=${CSUMTUNE_KERNEL_CACHE:-/var/cache/csumtune-kernel}/kunit-6.12
+log() { echo "kernel-kunit: $*"; }
+source "$HERE/packages.sh"
+ensure_packages kernel-kunit linux-source-6.12 xz-utils make gcc libc6-dev bc bison flex \
+  libelf-dev libssl-dev patch qemu-system-x86 python3
+mkdir -p "$WORK" "$CACHE"
+exec 9>"$CACHE/lock"
+flock 9 || { log "cannot lock $CACHE"; exit 1; }
+
+tarball=/usr/src/linux-source-6.12.tar.xz
+src=$CACHE/linux-source-6.12
+build=$CACHE/build
+pristine=$CACHE/pristine
+stamp="$(stat -c '%s-%Y' "$tarball")"
+if [[ $(cat "$CACHE/unpacked" 2>/dev/null) != "$stamp" ]]; then
+  log "unpacking $tarball into $CACHE"
+  rm -rf "$src" "$build" "$pristine" "$CACHE/unpacked"
+  tar -xJf "$tarball" -C "$CACHE" || { log "cannot unpack $tarball"; exit 1; }
+  mkdir -p "$pristine"
+  cp "$src"/arch/x86/lib/{csum-partial_64.c,csum-copy_64.S,Makefile} "$pristine/"
+  echo "$stamp" >"$CACHE/unpacked"
+fi
+restore_tree() {
+  rm -f "$src"/arch/x86/lib/csum-partial_64.S "$src"/arch/x86/lib/*.orig "$src"/arch/x86/lib/*.rej
+  cp "$pristine"/{csum-partial_64.c,csum-copy_64.S,Makefile} "$src/arch/x86/lib/"
+}
+trap restore_tree EXIT
+restore_tree
+
+# tinyconfig, a serial console, KUnit with the checksum suite built in, and objtool's checks
+# of every RET (6.12 spells the mitigations MITIGATION_*).
+fragment=$WORK/kunit.config
+cat >"$fragment" <<'EOF'
+CONFIG_64BIT=y
+CONFIG_PRINTK=y
+CONFIG_BUG=y
+CONFIG_TTY=y
+CONFIG_SERIAL_8250=y
+CONFIG_SERIAL_8250_CONSOLE=y
+CONFIG_KUNIT=y
+CONFIG_RUNTIME_TESTING_MENU=y
+CONFIG_KUNIT_DEFAULT_ENABLED=y
+CONFIG_CHECKSUM_KUNIT=y
+CONFIG_UNWINDER_ORC=y
+CONFIG_CPU_MITIGATIONS=y
+CONFIG_MITIGATION_RETPOLINE=y
+CONFIG_MITIGATION_RETHUNK=y
+CONFIG_MITIGATION_SLS=y
+EOF
+mkdir -p "$build"
+if ! cmp -s "$fragment" "$build/csumtune.config"; then
+  log "configuring $build (tinyconfig + KUnit + CHECKSUM_KUNIT)"
+  rm -f "$build/.config"
+  { make -C "$src" O="$build" tinyconfig &&
+    "$src/scripts/kconfig/merge_config.sh" -m -O "$build" "$build/.config" "$fragment" &&
+    make -C "$src" O="$build" olddefconfig; } >"$WORK/config.log" 2>&1 ||
+    { log "FAIL: configuring (see $WORK/config.log)"; exit 1; }
+  cp "$fragment" "$build/csumtune.config"
+fi
+for option in $(sed -n 's/^\(CONFIG_[A-Z0-9_]*\)=y$/\1/p' "$fragment"); do
+  grep -q "^$option=y" "$build/.config" || { log "FAIL: $option is not set in the configured kernel"; exit 1; }
+done
+
+# The patch: the Zen 5 kernel-safe winner (adcx, committed) and an adcx copy.
+winner=$SOURCE/results/amd-1a-02-1-5d4b381f/kernel/results.json
+[[ -f $winner ]] || { log "FAIL: $winner is missing"; exit 1; }
+"$CSUMTUNE" patch --tree "$src" --results "$winner" --no-figures -o "$WORK/csum.patch" 2>"$WORK/patch.err" ||
+  { log "FAIL: csumtune patch: $(head -c 300 "$WORK/patch.err")"; exit 1; }
+"$CSUMTUNE" patch --tree "$src" --params carry=adcx,chains=4,unroll=12,words=loop,kind=copy --no-figures \
+  -o "$WORK/copy.patch" 2>"$WORK/copy-patch.err" ||
+  { log "FAIL: csumtune patch (copy): $(head -c 300 "$WORK/copy-patch.err")"; exit 1; }
+(cd "$src" && patch -p1 -s <"$WORK/csum.patch" && patch -p1 -s <"$WORK/copy.patch") ||
+  { log "FAIL: the patches do not apply to linux-source-6.12"; exit 1; }
+failures=0
+fail() { log "FAIL $*"; failures=$((failures + 1)); }
+for f in csum-partial_64.S csum-copy_64.S; do
+  grep -q 'ALTERNATIVE "jmp csum_partial.*_noadx", "", X86_FEATURE_ADX' "$src/arch/x86/lib/$f" ||
+    fail "$f has no boot-time fallback for CPUs without ADX"
+  grep -q '^ \* needs: *ADX' "$src/arch/x86/lib/$f" || fail "$f does not say it needs ADX"
+done
+grep -q "ADX" "$WORK/csum.patch" && grep -q "X86_FEATURE_ADX" "$WORK/csum.patch" ||
+  fail "the patch's message does not say the code needs ADX"
+
+start=$SECONDS
+if ! make -C "$src" O="$build" -j"$(nproc)" bzImage >"$WORK/build.log" 2>&1; then
+  log "FAIL: building the patched tree (see $WORK/build.log)"; tail -20 "$WORK/build.log"; exit 1
+fi
+grep -E "objtool:|WARNING:" "$WORK/build.log" && fail "objtool or modpost warnings"
+grep -q "AS.*arch/x86/lib/csum-partial_64.o" "$WORK/build.log" || fail "the .S was not assembled"
+log "built the patched 6.12 tree in $((SECONDS - start)) s, objtool clean"
+
+# boot CPU: the checksum suite's TAP summary from a boot on that CPU model.
+boot() {
+  local cpu=$1 console=$WORK/console-$1.txt
+  timeout 600 qemu-system-x86_64 -accel tcg -cpu "$cpu" -m 256 -nographic -no-reboot \
+    -kernel "$build/arch/x86/boot/bzImage" \
+    -append "console=ttyS0 panic=-1 kunit.filter_glob=checksum" 2>&1 | tr -d '\r' >"$console"
+  local summary
+  summary=$(grep -o '# checksum: pass:[0-9]* fail:[0-9]* skip:[0-9]* total:[0-9]*' "$console" | head -1)
+  if grep -qE "invalid opcode|Oops|BUG:|general protection fault|Call Trace" "$console"; then
+    fail "-cpu $cpu: the kernel oopsed ($(grep -m1 -oE 'invalid opcode.*|Oops.*|BUG:.*' "$console")); console $console"
+  elif [[ $summary != "# checksum: pass:5 fail:0 skip:0 total:5" ]]; then
+    fail "-cpu $cpu: checksum KUnit suite: ${summary:-no summary}; console $console"
+  else
+    log "PASS -cpu $cpu: $summary"
+  fi
+}
+boot max
+boot qemu64
+# The CPUs really differ where it matters: qemu64 has no ADX, max has it.
+qemu-system-x86_64 -cpu help 2>/dev/null | grep -q qemu64 || fail "qemu has no qemu64 model"
+
+[[ $failures -eq 0 ]] && { log "the kernel's checksum suite passes with and without ADX"; exit 0; }
+log "$failures failures"
+exit 1

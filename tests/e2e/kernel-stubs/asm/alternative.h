@@ -1,0 +1,8 @@
+/* Stand-in for the kernel's <asm/alternative.h> in assembly: the original instruction stays,
+ * as on a CPU without the feature before (or without) boot-time patching. */
+#ifndef CSUMTUNE_STUB_ALTERNATIVE_H
+#define CSUMTUNE_STUB_ALTERNATIVE_H
+.macro ALTERNATIVE oldinstr, newinstr, ft_flags
+	\oldinstr
+.endm
+#endif
