@@ -18,7 +18,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-cpu=$(( $(nproc) - 1 ))
+# The last CPU this process may run on (not nproc - 1: under a cpuset such as 2-3 that CPU is
+# not ours, and taskset/--cpu would refuse it).
+cpu=$(python3 -c 'import os; print(max(os.sched_getaffinity(0)))')
 tiny=(tune --kernel-safe --budget 16 --sizes 40:7,1500:1 --frame-shapes 0 --polish-shapes 0 --finalists 2 --cpu "$cpu"
       --set-size 64)
 
@@ -76,6 +78,15 @@ out=$("$CSUMTUNE" "${tiny[@]}" --out "$work/limit" --quiet --wait-quiet=2 2>&1)
 kill "${loads[-1]}"
 contains "limit: says the limit ran out" "$out" "the 2 s limit ran out while busy"
 check "limit: recorded" "c['wait_limit_ran_out'] and c['disturbed']" "$work/limit/results.json"
+
+# 3b. The time limit runs out while waiting, before anything was measured: nothing was wrong,
+# so not "no correct candidate" (exit 1) but a message that says what happened (exit 2).
+load 0
+out=$("$CSUMTUNE" "${tiny[@]}" --out "$work/nothing" --quiet --wait-quiet=5 --time 3 2>&1)
+status=$?
+kill "${loads[-1]}"
+[[ $status -eq 2 ]] && echo "ok:   time out while waiting: exit 2" || { echo "FAIL: time out while waiting: exit $status"; failures=$((failures + 1)); }
+contains "time out while waiting: says nothing was measured" "$out" "no candidate was measured"
 
 # 4. Ctrl-C while waiting.
 load 0

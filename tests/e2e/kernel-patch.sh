@@ -87,6 +87,28 @@ check "git am applies it" git -C "$git_tree" am -q "$work/git.patch"
 check "the commit replaces the .c by the .S" bash -c "
   [[ -f '$git_tree/arch/x86/lib/csum-partial_64.S' && ! -e '$git_tree/arch/x86/lib/csum-partial_64.c' ]] &&
   git -C '$git_tree' log -1 --format=%s | grep -q '^x86/csum: '"
+# A git identity that would inject a mail header (a newline in user.name) is not used.
+evil_tree=$work/evil-git
+mkdir -p "$evil_tree/arch/x86/lib"
+cp "$tree/Makefile" "$evil_tree/" && cp "$tree/arch/x86/lib/csum-partial_64.c" "$evil_tree/arch/x86/lib/"
+git -C "$evil_tree" init -q
+git -C "$evil_tree" config user.name "$(printf 'Evil\nSubject: injected')"
+git -C "$evil_tree" config user.email "dev@example.org"
+"$CSUMTUNE" patch --tree "$evil_tree" --params carry=adc --no-figures -o "$work/evil.patch" 2>"$work/evil.err"
+check "a newline in user.name adds no header (the identity is refused, said on stderr)" bash -c "
+  ! grep -q '^Subject: injected' '$work/evil.patch' && ! grep -q '^From: Evil' '$work/evil.patch' &&
+  grep -q 'control character' '$work/evil.err'"
+# The patch of an ADX winner says so and carries the adc body chosen at boot.
+"$CSUMTUNE" patch --tree "$tree" --params carry=adcx,chains=4,unroll=16 --no-figures -o "$work/adx.patch"
+check "an ADX patch names ADX and its boot-time fallback" bash -c "
+  grep -q 'which need ADX' '$work/adx.patch' && grep -q '^+ \* needs: *ADX' '$work/adx.patch' &&
+  grep -q '^+	ALTERNATIVE \"jmp csum_partial_noadx\", \"\", X86_FEATURE_ADX' '$work/adx.patch' &&
+  grep -q '^+SYM_FUNC_START_LOCAL(csum_partial_noadx)' '$work/adx.patch' &&
+  grep -q '^+#include <asm/alternative.h>' '$work/adx.patch'"
+"$CSUMTUNE" patch --tree "$tree" --params carry=adc,chains=4,unroll=16 --no-figures -o "$work/plain.patch"
+check "a patch without ADX says it needs nothing beyond x86-64" bash -c "
+  grep -q 'nothing of the CPU beyond x86-64' '$work/plain.patch' && ! grep -q 'ALTERNATIVE' '$work/plain.patch'"
+
 # The patched tree is refused: its file was replaced already.
 expect 2 "already has arch/x86/lib/csum-partial_64.S" -- "$CSUMTUNE" patch --tree "$git_tree" --params carry=adc --no-figures
 
