@@ -87,6 +87,20 @@ check "git am applies it" git -C "$git_tree" am -q "$work/git.patch"
 check "the commit replaces the .c by the .S" bash -c "
   [[ -f '$git_tree/arch/x86/lib/csum-partial_64.S' && ! -e '$git_tree/arch/x86/lib/csum-partial_64.c' ]] &&
   git -C '$git_tree' log -1 --format=%s | grep -q '^x86/csum: '"
+# The subject names the CPU the results were tuned on (not this machine), fits 72 columns with
+# no trailing space; the body's "Regenerate:" line has no absolute path.
+check "the subject: the results' CPU, <= 72 columns, no trailing space; no absolute path" python3 - "$work/git.patch" "$winner" <<'PY'
+import json, re, sys
+text = open(sys.argv[1]).read()
+brand = " ".join(json.load(open(sys.argv[2]))["cpu"]["brand"].split())
+subject = re.search(r"^Subject: \[PATCH\] (.*)$", text, re.M).group(1)
+assert len(subject) <= 72 and not subject.endswith(" "), subject
+assert subject.startswith("x86/csum: Replace csum_partial() with a loop tuned for "), subject
+assert brand.startswith(subject.split(" tuned for ", 1)[1]), (subject, brand)
+regen = re.search(r"^Regenerate: (.*)$", text, re.M).group(1)
+assert " /" not in regen and "results/" in regen, regen
+PY
+
 # A git identity that would inject a mail header (a newline in user.name) is not used.
 evil_tree=$work/evil-git
 mkdir -p "$evil_tree/arch/x86/lib"

@@ -69,7 +69,9 @@ void runKmod(const KmodOptions& o) {
     throw UsageError(e.what());
   }
   fmt::print("{}/: Kbuild Makefile harness.c tuned.S ({})\n", o.out, params.toString());
-  fmt::print("build: make -C /lib/modules/$(uname -r)/build M=$PWD/{} modules\n", o.out);
+  // M= wants an absolute path: $PWD/ only before a relative one.
+  fmt::print("build: make -C /lib/modules/$(uname -r)/build M={}{} modules\n",
+             o.out.starts_with('/') ? "" : "$PWD/", o.out);
   fmt::print("run:   sudo insmod {}/csum_test.ko && sudo dmesg | grep csum_test\n", o.out);
 }
 

@@ -31,6 +31,12 @@ int main(int argc, char** argv) {
     return 2;
   }
 
+  // A bare `csumtune` is someone finding their way: the verb list, not an error.
+  if (argc == 1) {
+    std::cout << app.help();
+    return 0;
+  }
+
   // An unknown verb is named, not reported as a missing one.
   if (argc > 1 && argv[1][0] != '-') {
     std::string verbs;
