@@ -10,8 +10,8 @@
 #include "csumtune/gen/kernel_program.hpp"
 #include "report/results_file.hpp"
 #include "search/code_size_tradeoff.hpp"
-#include "search/replay_measurer.hpp"
 #include "search/space.hpp"
+#include "tune/replay_measurer.hpp"
 #include "tune/tune.hpp"
 
 namespace csumtune::tuner {

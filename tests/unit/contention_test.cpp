@@ -12,10 +12,10 @@
 #include "csumtune/cpu.hpp"
 #include "measure/contention.hpp"
 #include "measure/harness.hpp"
-#include "search/replay_measurer.hpp"
 #include "search/space.hpp"
-#include "search/watched_measurement.hpp"
+#include "tune/replay_measurer.hpp"
 #include "tune/tune.hpp"
+#include "tune/watched_measurement.hpp"
 
 namespace csumtune::tuner {
 namespace {

@@ -7,9 +7,9 @@
 
 #include "search/evaluator.hpp"
 #include "search/profile.hpp"
-#include "search/replay_measurer.hpp"
 #include "search/space.hpp"
 #include "search/strategy.hpp"
+#include "tune/replay_measurer.hpp"
 
 namespace csumtune::tuner {
 namespace {

@@ -12,8 +12,8 @@
 #include "csumtune/loader.hpp"
 #include "csumtune/results/document.hpp"
 #include "report/results_file.hpp"
-#include "search/replay_measurer.hpp"
 #include "search/space.hpp"
+#include "tune/replay_measurer.hpp"
 #include "tune/tune.hpp"
 
 namespace csumtune::tuner {

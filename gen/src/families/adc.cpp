@@ -1,8 +1,8 @@
 // carry=adc: `chains` blocks of unroll/chains words, each an add...adc $0 flag chain on its
 // own accumulator. Blocks follow each other in program order (there is only one CF), but each
 // starts with `add`, which writes every flag and so depends on no earlier one: the CPU runs
-// the blocks in parallel (the 2013 thread's finding; 4 such blocks measure 26.8 bytes per
-// cycle at 4 KB on Zen 5, the fastest general-purpose shape found).
+// the blocks in parallel (the 2013 thread's finding). How many blocks pay, and against which
+// other family, depends on the CPU: that is what tune measures (results/ keeps the figures).
 #include "../emit_context.hpp"
 
 namespace csumtune::gen::detail {

@@ -27,11 +27,11 @@
 #include "report/results_file.hpp"
 #include "report/tune_report.hpp"
 #include "search/code_size_tradeoff.hpp"
-#include "search/host_measurer.hpp"
-#include "search/replay_measurer.hpp"
 #include "search/strategy.hpp"
 #include "size_lists.hpp"
 #include "source_file.hpp"
+#include "tune/host_measurer.hpp"
+#include "tune/replay_measurer.hpp"
 #include "tune/tune.hpp"
 
 namespace csumtune::cli {

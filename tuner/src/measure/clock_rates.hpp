@@ -1,5 +1,5 @@
 // What one timer unit is worth on this machine, so that figures from two hosts with the same
-// CPU (whose TSCs may run at 2.6 and 2.1 GHz) can be compared: the TSC's frequency, and core
+// CPU (whose TSCs may run at different rates) can be compared: the TSC's frequency, and core
 // cycles per TSC tick, measured with a chain of dependent one-cycle additions (no PMU
 // needed). bytes per core cycle = bytes / (ticks * cyclesPerUnit).
 #pragma once
@@ -16,7 +16,8 @@ struct ClockRates {
   double coreHz() const { return tscHz * cyclesPerUnit; }
 };
 
-// About 60 ms. Pin to the measured CPU first.
+// Takes tens of milliseconds (three 10 ms windows against the wall clock, then the add
+// chains). Pin to the measured CPU first.
 ClockRates measureClockRates(Timer& timer);
 
 }  // namespace csumtune::tuner

@@ -155,7 +155,7 @@ bool ContentionMonitor::probeQuiet(const std::string& at, bool record) {
 
 void ContentionMonitor::beginPhase(const std::string& name) {
   // The first probe of a run warms up (code and buffer not yet in cache, the core's clock
-  // still rising: measured 4.5 % slow here); it is not recorded.
+  // still rising: it measures slow); it is not recorded.
   if (report_.probes.empty()) probeQuiet("warm-up", false);
   const bool quiet = probeQuiet("before " + name);
   report_.phases.push_back({name});

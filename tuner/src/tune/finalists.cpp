@@ -1,4 +1,4 @@
-#include "search/finalists.hpp"
+#include "tune/finalists.hpp"
 
 #include <algorithm>
 

@@ -7,9 +7,9 @@
 
 #include "measure/baselines.hpp"
 #include "measure/harness.hpp"
-#include "search/finalist_results.hpp"
-#include "search/measure_settings.hpp"
 #include "search/profile.hpp"
+#include "tune/finalist_results.hpp"
+#include "tune/measure_settings.hpp"
 
 namespace csumtune::tuner {
 

@@ -1,4 +1,4 @@
-#include "search/host_measurer.hpp"
+#include "tune/host_measurer.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -8,8 +8,8 @@
 #include "measure/baselines.hpp"
 #include "measure/stats.hpp"
 #include "measure/timed_kernels.hpp"
-#include "search/finalists.hpp"
-#include "search/watched_measurement.hpp"
+#include "tune/finalists.hpp"
+#include "tune/watched_measurement.hpp"
 
 namespace csumtune::tuner {
 

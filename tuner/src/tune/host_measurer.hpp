@@ -12,9 +12,9 @@
 #include "measure/baselines.hpp"
 #include "measure/contention.hpp"
 #include "measure/harness.hpp"
-#include "search/measure_settings.hpp"
-#include "search/noise_guard.hpp"
 #include "search/profile.hpp"
+#include "tune/measure_settings.hpp"
+#include "tune/noise_guard.hpp"
 #include "tune/tune_measurer.hpp"
 #include "verify/verify.hpp"
 

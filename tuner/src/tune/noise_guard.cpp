@@ -1,4 +1,4 @@
-#include "search/noise_guard.hpp"
+#include "tune/noise_guard.hpp"
 
 #include <algorithm>
 

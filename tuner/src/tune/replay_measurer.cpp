@@ -1,4 +1,4 @@
-#include "search/replay_measurer.hpp"
+#include "tune/replay_measurer.hpp"
 
 #include <algorithm>
 

@@ -7,8 +7,8 @@
 #include <fmt/format.h>
 
 #include "search/code_size_tradeoff.hpp"
-#include "search/finalist_results.hpp"
 #include "search/space.hpp"
+#include "tune/finalist_results.hpp"
 
 namespace csumtune::tuner {
 namespace {
@@ -74,9 +74,9 @@ std::vector<gen::Params> loopNeighbours(const gen::Params& loop) {
 
 // The polish stage: the search's continuous coordinates are rounded to a lattice on which
 // unroll must be a multiple of chains, and a noisy search can settle in one basin and never
-// visit a better neighbour (measured: 2 of 4 seeds ended at chains=8,unroll=32 with
-// prefetch, 1.7 % behind chains=5 or 6, unroll=30 without). The neighbours of the best
-// `shapes` loop shapes are measured.
+// visit a better neighbour (seeds have ended on the widest loop with a prefetch while a
+// slightly narrower loop without one was faster). The neighbours of the best `shapes` loop
+// shapes are measured.
 std::string polishLoops(Evaluator& evaluator, std::size_t shapes) {
   if (shapes == 0) return "polish: not done";
   const auto loops = bestLoops(evaluator, shapes);

@@ -13,7 +13,7 @@
 
 #include "measure/contention.hpp"
 #include "search/evaluator.hpp"
-#include "search/finalist_results.hpp"
+#include "tune/finalist_results.hpp"
 
 namespace csumtune::tuner {
 

@@ -11,10 +11,10 @@
 #include "measure/contention.hpp"
 #include "measure/workload.hpp"
 #include "search/evaluator.hpp"
-#include "search/finalist_results.hpp"
-#include "search/measure_settings.hpp"
 #include "search/profile.hpp"
 #include "search/strategy.hpp"
+#include "tune/finalist_results.hpp"
+#include "tune/measure_settings.hpp"
 
 namespace csumtune::tuner {
 

@@ -1,4 +1,4 @@
-#include "search/watched_measurement.hpp"
+#include "tune/watched_measurement.hpp"
 
 namespace csumtune::tuner {
 namespace {

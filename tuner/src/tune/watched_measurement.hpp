@@ -7,7 +7,7 @@
 #include <functional>
 
 #include "measure/contention.hpp"
-#include "search/noise_guard.hpp"
+#include "tune/noise_guard.hpp"
 
 namespace csumtune::tuner {
 
