@@ -45,11 +45,19 @@ std::map<std::string, bool> hostFeatures(const CpuIdentity& host) {
   return out;
 }
 
-// The winner of a results file already read: refused when there is none, when it was tuned
-// on another CPU (unless the caller accepts one with the same features), or when it is not
-// a valid kernel.
+// Why a run's winner is not used, whatever it names: the run did not finish (interrupted, or
+// its best candidate failed a check), so its winner was never verified with the full plan.
+constexpr std::string_view kUnfinished =
+    "is from a run that was interrupted or failed (complete: false): its winner is not used; "
+    "resume it with tune --resume";
+
+// The winner of a results file already read: refused when the run did not finish or has no
+// winner, when it was tuned on another CPU (unless the caller accepts one with the same
+// features), when it is not a valid kernel, or when winner.S beside the file is missing or
+// names another kernel (a run is all or nothing: the files of a finished run come together).
 LoadedKernel loadRun(const results::RunHeader& header, const std::string& path,
                      const LoadOptions& options) {
+  if (!header.complete) results::fail(path, kLoad, kUnfinished);
   if (!header.winnerParams)
     results::fail(path, kLoad, "has no winner (the tuning run did not finish)");
   const CpuIdentity host = hostCpu();
@@ -60,7 +68,8 @@ LoadedKernel loadRun(const results::RunHeader& header, const std::string& path,
       throw Error(Error::Kind::OtherCpu,
                   fmt::format("cannot load {}: tuned on another CPU ({}, key {}); this is {} (key "
                               "{}){}",
-                              path, header.cpuBrand, header.cpuKey, host.brand, hostKey,
+                              path, results::printable(header.cpuBrand, 80),
+                              results::printable(header.cpuKey, 60), host.brand, hostKey,
                               sameFeatures ? "; it has the same features: accept it explicitly"
                                            : "; its features differ"));
     }
@@ -69,16 +78,19 @@ LoadedKernel loadRun(const results::RunHeader& header, const std::string& path,
   try {
     parsed = gen::parseParams(*header.winnerParams);
   } catch (const gen::ParamsError& e) {
-    results::fail(path, kLoad, std::string("has a winner that is not valid: ") + e.what());
+    results::fail(path, kLoad, "has a winner that is not valid: " + results::printable(e.what()));
   }
   // load() and best() hand out csum_partial; a copying kernel is not one.
   if (parsed.kind != gen::Kind::Sum) {
     results::fail(path, kLoad, "has a copying winner (kind=copy), not a csum_partial");
   }
+  if (const std::string problem = results::winnerSourceProblem(path, parsed); !problem.empty())
+    results::fail(path, kLoad, problem + ": its winner is not used");
   return LoadedKernel{
       Jit::compile(parsed),
-      fmt::format("{} ({}, {} cache, tuned on {}{})", path, header.profile, header.cache,
-                  header.cpuKey, header.disturbed ? "; " + header.contentionSummary : "")};
+      fmt::format("{} ({}, {} cache, tuned on {}{})", path, results::printable(header.profile, 60),
+                  header.cache, results::printable(header.cpuKey, 60),
+                  header.disturbed ? "; " + results::printable(header.contentionSummary) : "")};
 }
 
 // A run best() may use, and how much it prefers it: the default tune's profile first, then
@@ -139,6 +151,11 @@ LoadedKernel best() {
         if (!std::filesystem::is_regular_file(file, statusError)) continue;
         try {
           const auto header = results::readHeader(results::readDocument(file, kLoad), file, kLoad);
+          // An interrupted or failed run is passed over, whatever winner it names.
+          if (!header.complete) {
+            problems.push_back(fmt::format("cannot {}: {} {}", kLoad, file.string(), kUnfinished));
+            continue;
+          }
           // A copying run (tune --kind copy, copy-* folders) has no csum_partial to hand out.
           if (header.winnerParams && header.winnerParams->find("kind=copy") != std::string::npos)
             continue;

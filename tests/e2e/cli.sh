@@ -300,24 +300,40 @@ status=$?
 "$CSUMTUNE" emit --params carry=adc -o /dev/null
 [[ -c /dev/null ]] && echo "ok:   -o /dev/null leaves the device" || { echo "FAIL: /dev/null replaced"; failures=$((failures + 1)); }
 # A winner with empty params is not the default kernel in disguise; evaluations must be a list.
+# The fixtures start from a committed run (another machine's) given this host's whole "cpu"
+# object (vendor, family, model, stepping, brand, features, key) from `cpu --json`, so the file
+# is consistent on any CPU (a key alone would be refused as edited, before the field at issue).
+committed="$(dirname "$0")/../../results/amd-19-11-1-0a1bbd54/kernel"
 "$CSUMTUNE" cpu --json >"$hostile/cpu.json"
-python3 - "$(dirname "$0")/../../results/amd-19-11-1-0a1bbd54/kernel/results.json" "$hostile" <<'PY'
+cat >"$hostile/fixture.py" <<'PY'
 import json, sys
-d = json.load(open(sys.argv[1]))
+def hosted(path, cpu_json):
+    d = json.load(open(path))
+    host = json.load(open(cpu_json))
+    d["cpu"] = {k: host[k] for k in ("key", "vendor", "brand", "family", "model", "stepping",
+                                     "microcode", "features")}
+    return d
+PY
+python3 - "$committed/results.json" "$hostile" <<'PY'
+import json, os, sys
+sys.path.insert(0, sys.argv[2])
+from fixture import hosted
+src, out = sys.argv[1], sys.argv[2]
+d = hosted(src, out + "/cpu.json")
 d["winner"]["params"] = ""
-json.dump(d, open(sys.argv[2] + "/empty-winner.json", "w"))
-d = json.load(open(sys.argv[1]))
+json.dump(d, open(out + "/empty-winner.json", "w"))
+d = hosted(src, out + "/cpu.json")
 d["evaluations"] = {}
-d["cpu"]["key"] = json.load(open(sys.argv[2] + "/cpu.json"))["key"]  # this host's, whatever it is
-import os
-os.makedirs(sys.argv[2] + "/resume", exist_ok=True)
-json.dump(d, open(sys.argv[2] + "/resume/results.json", "w"))
+os.makedirs(out + "/resume", exist_ok=True)
+json.dump(d, open(out + "/resume/results.json", "w"))
 PY
 expect 2 "winner with empty params" -- "$CSUMTUNE" kmod --results "$hostile/empty-winner.json" -o "$hostile/m"
 # show: out-of-range numbers refused, not wrapped; an invalid winner refused; control bytes
 # from the file escaped.
-python3 - "$(dirname "$0")/../../results/amd-19-11-1-0a1bbd54/kernel/results.json" "$hostile" <<'PY'
+python3 - "$committed/results.json" "$hostile" <<'PY'
 import json, sys
+sys.path.insert(0, sys.argv[2])
+from fixture import hosted
 src, out = sys.argv[1], sys.argv[2]
 for name, edit in [("big", lambda d: d["workload"]["sizes"][0].update(size=1e300)),
                    ("negative", lambda d: d["workload"]["sizes"][0].update(size=-1)),
@@ -325,17 +341,147 @@ for name, edit in [("big", lambda d: d["workload"]["sizes"][0].update(size=1e300
                    ("count", lambda d: d["search"].update(ok=-1)),
                    ("invalid", lambda d: d["winner"].update(params="carry=adcx,chains=3,unroll=9")),
                    ("escape", lambda d: d.update(host="evil\u001b[2J\u0007"))]:
-    d = json.load(open(src))
+    d = hosted(src, out + "/cpu.json")
     edit(d)
     json.dump(d, open(f"{out}/{name}.json", "w"))
 PY
-for bad in big negative fraction; do expect 2 "out of range" -- "$CSUMTUNE" show "$hostile/$bad.json"; done
-expect 2 "is not a count" -- "$CSUMTUNE" show "$hostile/count.json"
+for bad in big negative fraction; do expect 2 "\"workload.sizes[0].size\" is not an integer" -- "$CSUMTUNE" show "$hostile/$bad.json"; done
+expect 2 "\"search.ok\" is not an integer in 0.." -- "$CSUMTUNE" show "$hostile/count.json"
 expect 2 "not a valid kernel" -- "$CSUMTUNE" show "$hostile/invalid.json"
 out=$("$CSUMTUNE" show "$hostile/escape.json")
 [[ $out == *'evil\x1b[2J\x07'* && $out != *$'\e'* ]] && echo "ok:   show escapes control bytes" ||
   { echo "FAIL: show printed control bytes"; failures=$((failures + 1)); }
 expect 2 "not an array" -- "$CSUMTUNE" tune --kernel-safe --resume --out "$hostile/resume"
+# Every field, optional ones too, type- and range-checked when present: one row per edit of a
+# full file, each refused (exit 2) by show, load (kmod --results reads the same way) with the
+# field's name. Then bytes after the document, a key given twice.
+mkdir "$hostile/rows"
+python3 - "$committed/results.json" "$hostile" <<'PY' >"$hostile/rows.txt"
+import json, sys
+sys.path.insert(0, sys.argv[2])
+from fixture import hosted
+src, out = sys.argv[1], sys.argv[2]
+def put(path, value):
+    def edit(d):
+        *parents, last = path
+        for p in parents:
+            d = d[p]
+        if value is KeyError:
+            del d[last]
+        else:
+            d[last] = value
+    return edit
+rows = [
+    (("winner", "bytes"), 1.5, '"winner.bytes" is not an integer in 0..16777216'),
+    (("winner", "bytes"), 2**70, '"winner.bytes" is not an integer'),
+    (("winner", "bytes"), "486", '"winner.bytes" is not an integer in 0..16777216 (found a string)'),
+    (("winner", "speedup"), [1], '"winner.speedup" is not an object'),
+    (("winner", "verdict"), None, '"winner.verdict" is not a string'),
+    (("evaluations", 0, "bytes"), -1, '"evaluations[0].bytes" is not an integer'),
+    (("evaluations", 2, "per_call"), {}, '"evaluations[2].per_call" is not an array'),
+    (("evaluations", 0, "params"), KeyError, '"evaluations[0].params" is missing'),
+    (("code_size", "pareto"), {}, '"code_size.pareto" is not an array'),
+    (("code_size", "limits", 0), "row", '"code_size.limits[0]" is not an object'),
+    (("code_size", "limits", 0, "bytes"), "256", '"code_size.limits[0].bytes" is not an integer'),
+    (("code_size", "limits", 1, "limit_bytes"), -256, '"code_size.limits[1].limit_bytes"'),
+    (("code_size", "limits", 1, "speedup", "median"), "2", '"code_size.limits[1].speedup.median"'),
+    (("contention", "phases", 0, "measurements"), -5, '"contention.phases[0].measurements" is not an integer in 0..'),
+    (("contention", "probes", 0, "at"), 1, '"contention.probes[0].at" is not a string'),
+    (("contention", "summary"), KeyError, '"contention.summary" is missing'),
+    (("search", "phases"), "search", '"search.phases" is not an array'),
+    (("search", "revisits"), 1e3, '"search.revisits" is not an integer'),
+    (("search", "elapsed_seconds"), -4, '"search.elapsed_seconds" is not a finite number >= 0'),
+    (("pinned_cpu",), -7, '"pinned_cpu" is not an integer in -1..'),
+    (("cpu", "family"), 25.5, '"cpu.family" is not an integer in 0..4294967295'),
+    (("cpu", "stepping"), KeyError, '"cpu.stepping" is missing'),
+    (("cpu", "features", "ADX"), 1, '"cpu.features.ADX" is not true or false'),
+    (("workload", "cache"), "warm", '"workload.cache" is not \'hot\' or \'cold\''),
+    (("workload", "set_size_bytes"), -1, '"workload.set_size_bytes" is not an integer'),
+    (("finalists",), {}, '"finalists" is not an array'),
+    (("finalists", 0, "sizes", 0, "size"), 0, '"finalists[0].sizes[0].size" is not an integer in 1..'),
+    (("sweep", 0, "cache"), "lukewarm", '"sweep[0].cache" is not'),
+    (("guard", "lengths", 0), "1", '"guard.lengths[0]" is not an integer'),
+    (("guard", "candidates", 0, "eligible"), "yes", '"guard.candidates[0].eligible" is not true or false'),
+    (("clock", "tsc_hz"), "fast", '"clock.tsc_hz" is not a finite number'),
+    (("timer", "overhead"), -1, '"timer.overhead" is not a finite number >= 0'),
+    (("measure", "final_repeat"), 201.5, '"measure.final_repeat" is not an integer'),
+    (("host",), 7, '"host" is not a string'),
+    (("finalists_widened",), [], '"finalists_widened" is not a string'),
+    (("complete",), 1, '"complete" is not true or false'),
+]
+for i, (path, value, message) in enumerate(rows):
+    d = hosted(src, out + "/cpu.json")
+    put(path, value)(d)
+    name = f"{out}/rows/row{i}.json"
+    json.dump(d, open(name, "w"))
+    print(f"{name}\t{message}")
+# Bytes after the document, a key given twice.
+text = json.dumps(hosted(src, out + "/cpu.json"))
+for name, data, message in [("nul", text + "\0", "NUL byte at offset"),
+                            ("nulgarbage", text + "\0garbage", "NUL byte at offset"),
+                            ("garbage", text + "garbage", "bytes after the JSON document"),
+                            ("twodocs", text + "\n" + text, "bytes after the JSON document"),
+                            ("twice", text[:-1] + ', "complete": false}', 'the key "complete" is given twice')]:
+    open(f"{out}/rows/{name}.json", "w").write(data)
+    print(f"{out}/rows/{name}.json\t{message}")
+PY
+while IFS=$'\t' read -r file message; do
+  expect 2 "$message" -- "$CSUMTUNE" show "$file"
+  expect 2 "$message" -- "$CSUMTUNE" kmod --results "$file" -o "$hostile/m"
+done <"$hostile/rows.txt"
+# Strings from the file: a 20 MB host shown cut, bidi/format controls (U+202E, U+2066, U+200F,
+# U+061C) and C1 controls escaped, wherever show prints them.
+python3 - "$committed/results.json" "$hostile" <<'PY'
+import json, sys
+sys.path.insert(0, sys.argv[2])
+from fixture import hosted
+d = hosted(sys.argv[1], sys.argv[2] + "/cpu.json")
+d["host"] = "evil\u202egnp.exe\u2066\u200f\u061c\u009b" + "h" * (20 << 20)
+d["created"] = "2026\u202e-11-30"
+d["search"]["stopped_because"] = "budget\u2067 spent"
+d["workload"]["profile"] = "kernel\u200e"
+d["winner"]["verdict"] = "fast\u202a"
+json.dump(d, open(sys.argv[2] + "/bidi.json", "w"))
+PY
+out=$("$CSUMTUNE" show "$hostile/bidi.json")
+status=$?
+if [[ $status -eq 0 && ${#out} -lt 5000 && $out == *'evil\u202egnp.exe\u2066\u200f\u061c\u009bhhh'*'more bytes)'* &&
+      $out == *'2026\u202e-11-30'* && $out == *'budget\u2067 spent'* && $out == *'kernel\u200e'* &&
+      $out == *'fast\u202a'* && $out != *$'\xe2\x80\xae'* && $out != *$'\xe2\x81\xa6'* &&
+      $out != *$'\xe2\x80\x8f'* && $out != *$'\xd8\x9c'* && $out != *$'\xe2\x81\xa7'* &&
+      $out != *$'\xe2\x80\x8e'* && $out != *$'\xe2\x80\xaa'* && $out != *$'\xc2\x9b'* ]]; then
+  echo "ok:   show escapes bidi/format controls and cuts a 20 MB string"
+else
+  echo "FAIL: show of bidi/long strings: status $status, ${#out} bytes: ${out:0:600}"; failures=$((failures + 1))
+fi
+# A run is all or nothing: an interrupted run (complete: false) naming a full winner, even with
+# a winner.S beside it, is shown as incomplete and its winner refused by kmod; a finished run
+# without its winner.S is shown as not used.
+mkdir "$hostile/unfinished" "$hostile/nosource"
+python3 - "$committed/results.json" "$hostile" <<'PY'
+import json, sys
+sys.path.insert(0, sys.argv[2])
+from fixture import hosted
+d = hosted(sys.argv[1], sys.argv[2] + "/cpu.json")
+json.dump(d, open(sys.argv[2] + "/nosource/results.json", "w"))
+d["complete"] = False
+json.dump(d, open(sys.argv[2] + "/unfinished/results.json", "w"))
+PY
+cp "$committed/winner.S" "$hostile/unfinished/winner.S"
+out=$("$CSUMTUNE" show "$hostile/unfinished/results.json" 2>&1)
+[[ $? -eq 0 && $out == *"complete     NO: the run was interrupted or failed (complete: false)"* &&
+   $out == *"winner       none used"* && $out != *"verdict"* ]] &&
+  echo "ok:   show says an interrupted run is incomplete and its winner not used" ||
+  { echo "FAIL: show of an interrupted run: $out"; failures=$((failures + 1)); }
+expect 2 "complete: false" -- "$CSUMTUNE" kmod --results "$hostile/unfinished/results.json" -o "$hostile/m"
+out=$("$CSUMTUNE" show "$hostile/nosource/results.json" 2>&1)
+[[ $? -eq 0 && $out == *"has no winner.S beside it"*"do not use its winner"* ]] &&
+  echo "ok:   show says a run without its winner.S is not used" ||
+  { echo "FAIL: show of a run without winner.S: $out"; failures=$((failures + 1)); }
+out=$("$CSUMTUNE" show "$committed/results.json" 2>&1)
+[[ $? -eq 0 && $out != *"not used"* && $out == *"winner       carry="* ]] &&
+  echo "ok:   show of a finished run with its winner.S" ||
+  { echo "FAIL: show of the committed run: $out"; failures=$((failures + 1)); }
 rm -rf "$hostile"
 
 # SIGINT in the middle of a measuring phase (the winner's sweep, hot and cold over 267
@@ -343,8 +489,10 @@ rm -rf "$hostile"
 phase=$(mktemp -d)
 # (The search of 3 candidates is over in well under a second; the rest takes seconds.)
 interrupt_tune INT 2.5 "$phase/run" --kernel-safe --sizes 1500:1 --budget 3 --frame-shapes 0 --polish-shapes 0 --finalists 1
-if [[ $status -eq 130 ]] && python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert not d["complete"] and d["evaluations"]' "$phase/run/results.json"; then
-  echo "ok:   SIGINT during the finalists/guard/sweep ends the run (130, resumable)"
+# No winner either: the finalists measured before the interrupt are not a verified winner.
+if [[ $status -eq 130 ]] && python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert not d["complete"] and d["evaluations"] and d["winner"] is None, d["winner"]' "$phase/run/results.json" &&
+   [[ ! -e $phase/run/winner.S ]]; then
+  echo "ok:   SIGINT during the finalists/guard/sweep ends the run (130, resumable, no winner)"
 else
   echo "FAIL: SIGINT during a measuring phase (status $status)"; failures=$((failures + 1))
 fi

@@ -12,7 +12,9 @@
 #include "csumtune/loader.hpp"
 #include "csumtune/results/document.hpp"
 #include "report/results_file.hpp"
+#include "report/tune_report.hpp"
 #include "search/space.hpp"
+#include "source_file.hpp"
 #include "tune/replay_measurer.hpp"
 #include "tune/tune.hpp"
 
@@ -270,10 +272,15 @@ class ResultsRoundTrip : public ::testing::Test {
     unsetenv("CSUMTUNE_RESULTS");
     fs::remove_all(dir_);
   }
+  // The run's folder as `tune` writes it: results.json, and winner.S when the run finished.
   std::string write(const TuneRun& run, const std::string& relative) {
     const fs::path path = dir_ / relative;
     fs::create_directories(path.parent_path());
     std::ofstream(path) << toJson(run).dump(1);
+    if (run.complete()) {
+      std::ofstream(path.parent_path() / "winner.S")
+          << renderSource({.params = run.finalists.front().params, .style = SourceStyle::Gas});
+    }
     return path.string();
   }
   fs::path dir_;
@@ -369,6 +376,39 @@ TEST_F(ResultsRoundTrip, AnUnfinishedRunHasNoWinnerForAnyReader) {
   EXPECT_THROW(Jit::load(path), Error);
   EXPECT_THROW(readWinnerParams(path), Error);
   EXPECT_EQ(readEvaluationsForResume(path, run).size(), 3u);
+}
+
+// SIGINT after the finalists (or a winner that failed the full plan) once wrote a complete:
+// false file with a full winner, and load() used it: an unfinished run's winner is null.
+TEST_F(ResultsRoundTrip, ARunInterruptedAfterTheFinalistsWritesNoWinner) {
+  const gen::Params best = gen::parseParams("carry=adc,chains=3,unroll=9");
+  ReplayMeasurer replay(syntheticTable(best, true));
+  TuneRun finished = runFor(true, 1000000);
+  tune(finished, replay, {});
+  ASSERT_TRUE(finished.complete());
+  for (const TuneEnd end : {TuneEnd::Interrupted, TuneEnd::WinnerFailedFullPlan}) {
+    TuneRun run = finished;  // the finalists measured, then the end
+    run.end = end;
+    if (end == TuneEnd::WinnerFailedFullPlan) run.failure = "the winner failed the full plan";
+    ASSERT_FALSE(run.finalists.empty());
+    const nlohmann::json document = toJson(run);
+    EXPECT_FALSE(document.at("complete").get<bool>());
+    EXPECT_TRUE(document.at("winner").is_null()) << document.at("winner").dump();
+    // Even beside a winner.S of its would-be winner, no reader takes it.
+    const std::string path = write(run, "unfinished/results.json");
+    std::ofstream(dir_ / "unfinished" / "winner.S")
+        << renderSource({.params = best, .style = SourceStyle::Gas});
+    EXPECT_THROW(Jit::load(path), Error);
+    try {
+      readWinnerParams(path);
+      ADD_FAILURE() << "kmod --results took an unfinished run's winner";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("complete: false"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(readEvaluationsForResume(path, run).size(), run.evaluations.size());
+    EXPECT_NE(renderTuneReport(run, {}).find("**No winner**"), std::string::npos);
+    EXPECT_EQ(renderTuneReport(run, {}).find("## Winner"), std::string::npos);
+  }
 }
 
 }  // namespace

@@ -15,18 +15,9 @@ namespace {
 using nlohmann::json;
 constexpr std::string_view kPurpose = "show";
 
-// Text from a file goes to a terminal: control bytes (ESC, BEL, ...) are shown escaped.
-std::string printable(const std::string& text) {
-  std::string out;
-  for (unsigned char c : text) {
-    if (c < 0x20 || c == 0x7f) {
-      out += fmt::format("\\x{:02x}", c);
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out;
-}
+// Text from a file goes to a terminal: control bytes (ESC, BEL, ...), bidi and other format
+// controls escaped, long strings cut (results::printable).
+using results::printable;
 std::string text(const json& j, const char* key) {
   return printable(j.at(key).get<std::string>());
 }
@@ -44,12 +35,14 @@ double real(const json& j, const char* key) {
 }
 
 void showResults(const json& j, const std::string& path) {
+  // Every field the file holds, optional ones too, is what the writer writes (else exit 2).
+  results::checkDocument(j, path, kPurpose);
   const results::RunHeader header = results::readHeader(j, path, kPurpose);
   const auto& s = j.at("search");
   fmt::print("tuning run   {} ({})\n", text(j, "created"), text(j, "host"));
   fmt::print("cpu          {} (key {})\n", printable(header.cpuBrand), printable(header.cpuKey));
   fmt::print("workload     {} ({}), {} cache{}\n", printable(header.profile),
-             results::profileSpec(header.sizes), printable(header.cache),
+             printable(results::profileSpec(header.sizes)), printable(header.cache),
              header.kernelSafe ? ", kernel-safe" : "");
   fmt::print(
       "search       {}: {} unique evaluations ({} ok, {} wrong, {} refused), {} revisits, {:.1f} "
@@ -62,19 +55,36 @@ void showResults(const json& j, const std::string& path) {
     fmt::print("machine      {}{}\n", printable(header.contentionSummary),
                header.disturbed ? " (tune again in a quiet period or with --wait-quiet)" : "");
   }
+  // A run is all or nothing: an unfinished one has no winner anyone uses, whatever it names.
+  if (!header.complete) {
+    fmt::print(
+        "complete     NO: the run was interrupted or failed (complete: false); load() and best() "
+        "do not use it (resume it with tune --resume)\n");
+    if (header.winnerParams) {
+      fmt::print("winner       none used (the file names {}, from the unfinished run: not used)\n",
+                 printable(*header.winnerParams));
+    } else {
+      fmt::print("winner       none (the run did not finish; continue it with --resume)\n");
+    }
+    return;
+  }
   if (!header.winnerParams) {
-    fmt::print("winner       none (the run did not finish; continue it with --resume)\n");
+    fmt::print("winner       none (the run found no winner)\n");
     return;
   }
   // The winner is printed only when it is a valid kernel.
+  gen::Params winner;
   try {
-    gen::parseParams(*header.winnerParams);
+    winner = gen::parseParams(*header.winnerParams);
   } catch (const gen::ParamsError& e) {
     throw UsageError(fmt::format("{}: the winner '{}' is not a valid kernel: {}", path,
-                                 printable(*header.winnerParams), e.what()));
+                                 printable(*header.winnerParams), printable(e.what())));
   }
   const std::string unit = text(j.at("timer"), "unit");
-  fmt::print("winner       {}\n", *header.winnerParams);
+  fmt::print("winner       {}\n", printable(*header.winnerParams));
+  // What load() and best() will say of it: they use it only with its winner.S.
+  if (const std::string problem = results::winnerSourceProblem(path, winner); !problem.empty())
+    fmt::print("not used     this file {}: load() and best() do not use its winner\n", problem);
   if (const auto b = j.at("winner").find("bytes");
       b != j.at("winner").end() && b->is_number_unsigned())
     fmt::print("size         {} bytes of code\n", b->get<std::uint64_t>());

@@ -135,7 +135,10 @@ results::RunHeader headerOf(const TuneRun& run) {
   h.cache = toString(run.cache);
   h.kernelSafe = run.kernelSafe;
   h.complete = run.complete();
-  if (!run.finalists.empty()) h.winnerParams = run.finalists.front().params.toString();
+  // Only a finished run has a winner (verified with the full plan, winner.S written beside):
+  // an interrupted or failed one keeps its finalists as figures, and its winner is null.
+  if (run.complete() && !run.finalists.empty())
+    h.winnerParams = run.finalists.front().params.toString();
   if (!run.contention.probes.empty()) {
     h.disturbed = run.contention.disturbed();
     h.contentionSummary = run.contention.summary();
@@ -238,7 +241,7 @@ json toJson(const TuneRun& run) {
   // The contention record (its summary and verdict are header fields: best() reads them).
   if (!run.contention.probes.empty()) j["contention"] = contentionJson(run.contention);
   results::writeHeader(j, headerOf(run));
-  if (!run.finalists.empty()) {
+  if (run.complete() && !run.finalists.empty()) {
     const FinalistResult& w = run.finalists.front();
     j["winner"].update({{"score_per_byte", w.scorePerByte},
                         {"baseline", run.reference},
@@ -253,11 +256,18 @@ json toJson(const TuneRun& run) {
 
 namespace {
 
+// A figure of an evaluation: absent or null (the writer's NaN) is `otherwise`.
+double figure(const json& e, const char* key, double otherwise) {
+  const auto it = e.find(key);
+  return it == e.end() || it->is_null() ? otherwise : it->get<double>();
+}
+
+// The evaluations of a document read by readDocument (its fields checked by checkDocument).
 std::vector<Evaluation> evaluationsFromJson(const json& j, const std::string& path,
                                             std::string_view purpose) {
   try {
     std::vector<Evaluation> out;
-    if (!j.at("evaluations").is_array())
+    if (!j.contains("evaluations") || !j.at("evaluations").is_array())
       results::fail(path, purpose, "is malformed: \"evaluations\" is not an array");
     for (const auto& e : j.at("evaluations")) {
       Evaluation ev;
@@ -266,11 +276,11 @@ std::vector<Evaluation> evaluationsFromJson(const json& j, const std::string& pa
       if (!status) results::fail(path, purpose, "has an evaluation of unknown status");
       ev.status = *status;
       ev.message = e.value("message", "");
-      if (!e.at("score").is_null()) ev.score = e.at("score").get<double>();
-      if (!e.at("score_per_byte").is_null()) ev.scorePerByte = e.at("score_per_byte").get<double>();
-      ev.referencePerByte = e.value("reference_per_byte", 0.0);
+      ev.score = figure(e, "score", ev.score);
+      ev.scorePerByte = figure(e, "score_per_byte", ev.scorePerByte);
+      ev.referencePerByte = figure(e, "reference_per_byte", 0.0);
       ev.perCall = e.value("per_call", std::vector<double>{});
-      ev.seconds = e.value("seconds", 0.0);
+      ev.seconds = figure(e, "seconds", 0.0);
       if (const auto b = e.find("bytes"); b != e.end() && !b->is_null()) {
         if (!b->is_number_unsigned() || b->get<std::uint64_t>() > (1u << 24))
           results::fail(path, purpose, "has an evaluation with a bad code size");
@@ -280,9 +290,9 @@ std::vector<Evaluation> evaluationsFromJson(const json& j, const std::string& pa
     }
     return out;
   } catch (const json::exception& e) {
-    results::fail(path, purpose, std::string("is missing fields (") + e.what() + ")");
+    results::fail(path, purpose, "is missing fields (" + results::printable(e.what()) + ")");
   } catch (const gen::ParamsError& e) {
-    results::fail(path, purpose, std::string("holds bad params (") + e.what() + ")");
+    results::fail(path, purpose, "holds bad params (" + results::printable(e.what()) + ")");
   }
 }
 
@@ -291,11 +301,17 @@ std::vector<Evaluation> evaluationsFromJson(const json& j, const std::string& pa
 gen::Params readWinnerParams(const std::string& path) {
   constexpr std::string_view purpose = "read the winner";
   const auto header = results::readHeader(results::readDocument(path, purpose), path, purpose);
+  // All or nothing: the winner of a run that did not finish was never verified.
+  if (!header.complete) {
+    results::fail(path, purpose,
+                  "is from a run that was interrupted or failed (complete: false): its winner is "
+                  "not used; resume it with tune --resume");
+  }
   if (!header.winnerParams) results::fail(path, purpose, "has none (the run did not finish)");
   try {
     return gen::parseParams(*header.winnerParams);
   } catch (const gen::ParamsError& e) {
-    results::fail(path, purpose, std::string("holds bad params (") + e.what() + ")");
+    results::fail(path, purpose, "holds bad params (" + results::printable(e.what()) + ")");
   }
 }
 
@@ -309,7 +325,8 @@ std::vector<Evaluation> readEvaluationsForResume(const std::string& path, const 
   const auto header = results::readHeader(j, path, purpose);
   if (header.cpuKey != current.cpuKey) {
     results::fail(path, purpose,
-                  fmt::format("was tuned on CPU {}, this is {}", header.cpuKey, current.cpuKey));
+                  fmt::format("was tuned on CPU {}, this is {}",
+                              results::printable(header.cpuKey, 60), current.cpuKey));
   }
   const std::string spec = results::profileSpec(header.sizes);
   if (spec != current.profile.spec() || header.cache != toString(current.cache)) {

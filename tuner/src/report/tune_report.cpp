@@ -179,10 +179,14 @@ std::string renderTuneReport(const TuneRun& run, const std::vector<std::string>&
       run.elapsedSeconds, run.stoppedBecause);
   for (const auto& phase : run.phases) md += "  - " + phase + "\n";
 
-  if (run.finalists.empty()) {
-    md +=
-        "\n**No winner**: the run ended before the finalists were measured (resume it with "
-        "`--resume`).\n";
+  // Only a finished run has a winner (results.json says null otherwise): finalists measured
+  // before an interrupt, or a best candidate that failed the full plan, are not one.
+  if (!run.complete()) {
+    md += run.failure.empty()
+              ? std::string(
+                    "\n**No winner**: the run was interrupted before it finished (resume "
+                    "it with `--resume`).\n")
+              : fmt::format("\n**No winner**: {}.\n", run.failure);
     return md;
   }
   const FinalistResult& w = run.finalists.front();

@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "csumtune/gen/params.hpp"
 #include "csumtune/results/profiles.hpp"
 
 namespace csumtune::results {
@@ -52,9 +53,17 @@ struct RunHeader {
 nlohmann::json readJsonFile(const std::string& path, std::string_view purpose);
 
 // Reads `path` as a results document: a regular file (a directory, FIFO or device is refused
-// without opening it, so nothing blocks), at most kMaxFileBytes, JSON, an object, this schema.
-// Throws csumtune::Error (BadResults) "cannot <purpose>: <path> <why>".
+// without opening it, so nothing blocks), at most kMaxFileBytes, JSON, an object, this schema,
+// every field it holds well-formed (checkDocument). Throws csumtune::Error (BadResults)
+// "cannot <purpose>: <path> <why>".
 nlohmann::json readDocument(const std::string& path, std::string_view purpose);
+
+// Checks every field the writer writes, required or optional, when it is present: of its type
+// (objects, arrays, strings, booleans), integers integral and in range, counts >= 0, figures
+// finite (or null: the writer's NaN). Unknown fields are ignored (newer writers may add some).
+// Throws csumtune::Error (BadResults) "cannot <purpose>: <path> is malformed: "<field>" ...".
+void checkDocument(const nlohmann::json& document, const std::string& path,
+                   std::string_view purpose);
 
 // The shared fields of a document read by readDocument. Throws csumtune::Error (BadResults).
 RunHeader readHeader(const nlohmann::json& document, const std::string& path,
@@ -62,6 +71,18 @@ RunHeader readHeader(const nlohmann::json& document, const std::string& path,
 
 // Writes the schema and the shared fields into `document` (merging into its objects).
 void writeHeader(nlohmann::json& document, const RunHeader& header);
+
+// Why the winner of a complete run in `resultsPath` may not be used: "" when winner.S beside
+// the file exists and names `winner`; else the reason ("has no winner.S beside it ...").
+// A run is all or nothing: results.json and winner.S are written together, so a run whose
+// winner.S is missing or names another kernel did not finish writing (or was edited).
+std::string winnerSourceProblem(const std::string& resultsPath, const gen::Params& winner);
+
+// Text from a file, made safe for a terminal or a log: control bytes (C0, DEL, C1), Unicode
+// bidi and other format controls (U+202A-U+202E, U+2066-U+2069, U+200E/U+200F, U+061C, ...)
+// and line/paragraph separators escaped, bytes that are not UTF-8 escaped, and at most
+// `maxChars` characters kept, the rest counted: "...(N more bytes)".
+std::string printable(std::string_view text, std::size_t maxChars = 200);
 
 // "cannot <purpose>: <path> <why>" as csumtune::Error (BadResults).
 [[noreturn]] void fail(const std::string& path, std::string_view purpose, std::string_view why);
