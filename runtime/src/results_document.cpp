@@ -4,7 +4,6 @@
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <limits>
 #include <optional>
@@ -13,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "csumtune/bounded_file.hpp"
 #include "csumtune/cpu.hpp"
 #include "csumtune/jit.hpp"
 
@@ -523,10 +523,12 @@ std::string winnerSourceProblem(const std::string& resultsPath, const gen::Param
   if (!std::filesystem::is_regular_file(status))
     return "has a winner.S beside it that is not a file";
   // The header names the params (source_file.cpp: " * params:       <canonical>"), near the top.
-  std::ifstream in(source, std::ios::binary);
-  std::string head(64 * 1024, '\0');
-  in.read(head.data(), static_cast<std::streamsize>(head.size()));
-  head.resize(static_cast<std::size_t>(std::max<std::streamsize>(in.gcount(), 0)));
+  std::string head;
+  try {
+    head = readFileHead(source, 64 * 1024, Links::Follow);
+  } catch (const FileReadError&) {
+    return "has a winner.S beside it that is not a file";
+  }
   constexpr std::string_view kLine = "\n * params:";
   const auto at = head.find(kLine);
   if (at == std::string::npos) {
@@ -545,28 +547,14 @@ std::string winnerSourceProblem(const std::string& resultsPath, const gen::Param
 }
 
 json readJsonFile(const std::string& path, std::string_view purpose) {
-  // Look before opening: opening a FIFO blocks until a writer comes, a directory "opens" and
-  // then fails to read, a device may never end.
-  std::error_code ec;
-  const auto status = std::filesystem::status(path, ec);
-  if (ec || !std::filesystem::exists(status)) fail(path, purpose, "does not exist (no such file)");
-  if (std::filesystem::is_directory(status)) fail(path, purpose, "is a directory, not a file");
-  if (!std::filesystem::is_regular_file(status)) {
-    fail(path, purpose, "is not a regular file (a FIFO, socket or device)");
-  }
-  const auto size = std::filesystem::file_size(path, ec);
-  if (ec) fail(path, purpose, "cannot be read (" + ec.message() + ")");
-  if (size > kMaxFileBytes) fail(path, purpose, fmt::format("is too large ({} bytes)", size));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail(path, purpose, "is not readable");
+  // The one bounded reader: a FIFO cannot block, a directory or device is refused, the size
+  // is bounded before and while reading. (A link to a results file is fine: users link runs.)
   std::string text;
   try {
-    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  } catch (const std::exception& e) {
-    fail(path, purpose, std::string("cannot be read (") + e.what() + ")");
+    text = readBoundedFile(path, {kMaxFileBytes, Links::Follow});
+  } catch (const FileReadError& e) {
+    throw Error(Error::Kind::BadResults, fmt::format("cannot {}: {}", purpose, e.what()));
   }
-  if (in.bad()) fail(path, purpose, "cannot be read (I/O error)");
-  if (text.size() > kMaxFileBytes) fail(path, purpose, "is too large (it grew while read)");
   if (text.empty()) fail(path, purpose, "is empty");
   // The JSON parser takes a NUL byte for the end of its input: whatever follows one (another
   // document, garbage) would be ignored. JSON text has none (inside strings it is \u0000).

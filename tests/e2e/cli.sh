@@ -38,7 +38,10 @@ expect() {  # expect STATUS STDERR-SUBSTRING -- command args...
 expect 0 "" -- "$CSUMTUNE" --help
 expect 0 "" -- "$CSUMTUNE" cpu --help
 expect 0 "" -- "$CSUMTUNE" verify --help
-expect 2 "" -- "$CSUMTUNE"
+expect 0 "" -- "$CSUMTUNE"
+out=$("$CSUMTUNE")
+[[ $out == *tune* && $out == *patch* && $out == *verify* ]] && echo "ok:   a bare csumtune lists the verbs" ||
+  { echo "FAIL: a bare csumtune does not list the verbs: $out"; failures=$((failures + 1)); }
 expect 2 "" -- "$CSUMTUNE" frobnicate
 expect 2 "verify needs --params P or --all" -- "$CSUMTUNE" verify
 expect 2 "adcx needs an even chain count" -- "$CSUMTUNE" verify --params carry=adcx,chains=3,unroll=3
@@ -134,6 +137,13 @@ expect 2 "--max-bytes" -- "$CSUMTUNE" tune --max-bytes -1
 expect 2 "--max-bytes" -- "$CSUMTUNE" tune --max-bytes 1e3
 expect 2 "--max-bytes" -- "$CSUMTUNE" tune --max-bytes 99999999999999999999
 expect 2 "unknown --size-preset 'huge'" -- "$CSUMTUNE" tune --size-preset huge
+# (--out into a scratch folder: were a refusal to regress, the run would not land in results/.)
+refusals=$(mktemp -d)
+expect 2 "unknown --size-preset ''" -- "$CSUMTUNE" tune --size-preset '' --out "$refusals/a"
+# A limit below the space's smallest kernel is known before anything is measured.
+expect 2 "fits in 1 bytes: the smallest is" -- "$CSUMTUNE" tune --max-bytes 1 --time 600 --out "$refusals/b"
+expect 2 "fits in 99 bytes: the smallest is" -- "$CSUMTUNE" tune --kernel-safe --max-bytes 99 --time 600 --out "$refusals/c"
+rm -rf "$refusals"
 expect 2 "not both" -- "$CSUMTUNE" tune --size-preset tiny --max-bytes 400
 
 # A tiny real tune: files written, JSON of the documented schema, and --resume continues.
@@ -499,7 +509,8 @@ fi
 rm -rf "$phase"
 
 # Two tunes into one folder: the second is refused while the first holds the lock; SIGTERM
-# stops a run like Ctrl-C (exit 130, resumable results.json, no temporary left behind).
+# stops a run like Ctrl-C (exit 143, the status SIGTERM gives at any moment; resumable
+# results.json, no temporary left behind).
 locked=$(mktemp -d)
 "$CSUMTUNE" tune --profile mtu --algorithm exhaustive --budget 100000 --time 0 --out "$locked/run" --quiet >/dev/null 2>&1 &
 first=$!
@@ -508,7 +519,7 @@ expect 2 "another csumtune run is writing into" -- "$CSUMTUNE" tune --profile mt
 kill -TERM "$first"
 wait "$first"
 status=$?
-if [[ $status -eq 130 ]] && python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert not d["complete"] and d["evaluations"]' "$locked/run/results.json" &&
+if [[ $status -eq 143 ]] && python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert not d["complete"] and d["evaluations"]' "$locked/run/results.json" &&
    [[ -z $(find "$locked/run" -name '.*.??????') ]]; then
   echo "ok:   SIGTERM saves a resumable run, no temporaries; a second run is refused by the lock"
 else

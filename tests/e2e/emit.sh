@@ -56,8 +56,8 @@ for p in "${shapes[@]}"; do
   size=$(stat -c %s "$WORK/jit.bin")
   kernel_text_matches "$p" "$WORK/jit.bin" "$WORK/kernel.bin" || fail "kernel-style bytes differ for $p"
   if [[ $p == carry=adcx* ]]; then
-    grep -q '^ \* needs: *ADX' "$WORK/kernel.S" && grep -q '^SYM_FUNC_START_LOCAL(csum_partial_noadx)' "$WORK/kernel.S" &&
-      grep -q 'ALTERNATIVE "jmp csum_partial_noadx", "", X86_FEATURE_ADX' "$WORK/kernel.S" ||
+    grep -q '^ \* needs: *ADX' "$WORK/kernel.S" && grep -q '^\.Lcsum_partial_noadx:' "$WORK/kernel.S" &&
+      grep -q 'ALTERNATIVE "jmp .Lcsum_partial_noadx", "", X86_FEATURE_ADX' "$WORK/kernel.S" ||
       fail "$p: kernel style does not name ADX or lacks its boot-time fallback"
     grep -q '^ \* needs: *ADX' "$WORK/gas.S" || fail "$p: gas style does not say it needs ADX"
   else

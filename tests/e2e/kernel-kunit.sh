@@ -94,7 +94,7 @@ winner=$SOURCE/results/amd-1a-02-1-5d4b381f/kernel/results.json
 failures=0
 fail() { log "FAIL $*"; failures=$((failures + 1)); }
 for f in csum-partial_64.S csum-copy_64.S; do
-  grep -q 'ALTERNATIVE "jmp csum_partial.*_noadx", "", X86_FEATURE_ADX' "$src/arch/x86/lib/$f" ||
+  grep -q 'ALTERNATIVE "jmp \.Lcsum_partial.*_noadx", "", X86_FEATURE_ADX' "$src/arch/x86/lib/$f" ||
     fail "$f has no boot-time fallback for CPUs without ADX"
   grep -q '^ \* needs: *ADX' "$src/arch/x86/lib/$f" || fail "$f does not say it needs ADX"
 done
@@ -136,7 +136,7 @@ check_boot qemu64
 
 # The test can fail: without the ALTERNATIVE (the jump to the adc body), the same kernel
 # takes an invalid opcode at its first adcx on qemu64, as unpatched csumtune output did.
-sed -i '/ALTERNATIVE "jmp csum_partial_noadx"/d' "$src/arch/x86/lib/csum-partial_64.S"
+sed -i '/ALTERNATIVE "jmp .Lcsum_partial_noadx"/d' "$src/arch/x86/lib/csum-partial_64.S"
 if make -C "$src" O="$build" -j"$(nproc)" bzImage >"$WORK/build-nofallback.log" 2>&1; then
   boot qemu64 qemu64-nofallback
   if grep -q "invalid opcode" "$WORK/console-qemu64-nofallback.txt"; then

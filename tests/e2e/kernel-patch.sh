@@ -116,8 +116,8 @@ check "a newline in user.name adds no header (the identity is refused, said on s
 "$CSUMTUNE" patch --tree "$tree" --params carry=adcx,chains=4,unroll=16 --no-figures -o "$work/adx.patch"
 check "an ADX patch names ADX and its boot-time fallback" bash -c "
   grep -q 'which need ADX' '$work/adx.patch' && grep -q '^+ \* needs: *ADX' '$work/adx.patch' &&
-  grep -q '^+	ALTERNATIVE \"jmp csum_partial_noadx\", \"\", X86_FEATURE_ADX' '$work/adx.patch' &&
-  grep -q '^+SYM_FUNC_START_LOCAL(csum_partial_noadx)' '$work/adx.patch' &&
+  grep -q '^+	ALTERNATIVE \"jmp .Lcsum_partial_noadx\", \"\", X86_FEATURE_ADX' '$work/adx.patch' &&
+  grep -q '^+\.Lcsum_partial_noadx:' '$work/adx.patch' &&
   grep -q '^+#include <asm/alternative.h>' '$work/adx.patch'"
 "$CSUMTUNE" patch --tree "$tree" --params carry=adc,chains=4,unroll=16 --no-figures -o "$work/plain.patch"
 check "a patch without ADX says it needs nothing beyond x86-64" bash -c "

@@ -204,16 +204,17 @@ std::string renderSource(const SourceRequest& request) {
   // ADX is not in every x86-64 CPU the kernel boots on: the entry jumps to an adc body
   // unless boot-time patching (apply_alternatives) finds X86_FEATURE_ADX and turns the jump
   // into NOPs, as memmove_64.S picks its variant by X86_FEATURE_FSRM.
+  // The adc body is a local label inside the same function, not a function of its own: a
+  // jump to another function from csum_partial_copy_generic, which runs with user access
+  // enabled, is a call objtool refuses ("call to ... with UACCESS enabled").
   std::string entry, fallback;
   if (needsAdxFallback(request.params, request.style)) {
     const std::string noAdx = request.symbol + "_noadx";
-    entry = fmt::format("\tALTERNATIVE \"jmp {}\", \"\", X86_FEATURE_ADX\n", noAdx);
+    entry = fmt::format("\tALTERNATIVE \"jmp .L{}\", \"\", X86_FEATURE_ADX\n", noAdx);
     const gen::Params plain = withoutAdx(request.params);
     gen::KernelProgram fallbackProgram(plain, programOptions(plain, request.style));
-    fallback = fmt::format(
-        "\n/* {}: {} without ADX ({}) */\nSYM_FUNC_START_LOCAL({})\n{}SYM_FUNC_END({})\n", noAdx,
-        request.symbol, plain.toString(), noAdx,
-        gen::printAtt(fallbackProgram, {noAdx, kernel, kernelCopy}), noAdx);
+    fallback = fmt::format("/* without ADX: {} */\n.L{}:\n{}", plain.toString(), noAdx,
+                           gen::printAtt(fallbackProgram, {noAdx, kernel, kernelCopy}));
   }
   text = replaceAll(text, "@ENTRY@", entry);
   text = replaceAll(text, "@FALLBACK@", fallback);

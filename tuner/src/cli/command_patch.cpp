@@ -134,8 +134,9 @@ std::string cpuNeeds(const gen::Params& params, std::string_view symbol) {
     return "It needs nothing of the CPU beyond x86-64.\n\n";
   return fmt::format(
       "Its loop uses ADCX/ADOX, which need ADX. An ALTERNATIVE on X86_FEATURE_ADX\n"
-      "at the entry jumps to a second body, {}_noadx(), the same loop\n"
-      "with ADC, on CPUs without ADX: the file runs on every x86-64 CPU.\n\n",
+      "at the entry of {}() jumps to a second body in the same function,\n"
+      "the same loop with ADC, on CPUs without ADX: the file runs on every\n"
+      "x86-64 CPU.\n\n",
       symbol);
 }
 

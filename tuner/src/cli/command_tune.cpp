@@ -4,7 +4,9 @@
 //                 [--cache hot|cold] [--kernel-safe] [--out DIR] [--resume] [--seed N] ...
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <ctime>
@@ -23,6 +25,7 @@
 #include "measure/host_contention.hpp"
 #include "measure/kernel_source.hpp"
 #include "measure/placement.hpp"
+#include "progress_line.hpp"
 #include "report/pareto_svg.hpp"
 #include "report/results_file.hpp"
 #include "report/tune_report.hpp"
@@ -207,7 +210,9 @@ int runTune(const TuneOptions& o) {
   }
   const int cpu = o.cpu >= 0 ? o.cpu : tuner::defaultBenchCpu();
   if (auto error = tuner::pinToCpu(cpu)) throw UsageError(*error);
-  const bool progress = !o.quiet && isatty(STDERR_FILENO);
+  const auto started = std::chrono::steady_clock::now();
+  // The one line on stderr when it is a terminal (ProgressLine checks), nothing with --quiet.
+  ProgressLine line(stderr, !o.quiet);
   if (!o.quiet) {
     for (const auto& w : tuner::frequencyWarnings(cpu))
       std::cerr << "csumtune: warning: " << w << "\n";
@@ -321,7 +326,9 @@ int runTune(const TuneOptions& o) {
   tuner::HostMeasurer measurer(
       profile, reference, *timer, workload, run.measure, run.final,
       [&](const std::string& note) {
-        if (!o.quiet) std::cerr << "csumtune: " << note << "\n";
+        if (o.quiet) return;
+        line.clear();  // a note gets a line of its own; the progress line is drawn again below it
+        std::cerr << "csumtune: " << note << "\n";
       },
       &otherWorkload, &monitor);
   gInterrupted = false;
@@ -331,19 +338,25 @@ int runTune(const TuneOptions& o) {
   auto previous = std::signal(SIGINT, onInterrupt);
   auto previousTerm = std::signal(SIGTERM, onInterrupt);
   settings.interrupted = &gInterrupted;
+  std::size_t phaseBase = 0, unique = 0;  // evaluations before this phase, so far
+  settings.phaseStarted = [&](const std::string& phase, std::size_t steps) {
+    phaseBase = unique;
+    line.phase(phase, steps);
+  };
   settings.progress = [&](const tuner::Evaluator& ev) {
-    if (!progress) return;
+    unique = ev.uniqueThisRun();
     const auto* best = ev.best();
-    std::fprintf(stderr, "\rtune: %zu/%zu evaluations, %.0f s, best %s %.4f  ", ev.uniqueThisRun(),
-                 ev.budget(), ev.elapsedSeconds(), best ? best->params.toString().c_str() : "-",
-                 best ? best->score : 0.0);
+    line.update(unique - phaseBase,
+                best ? fmt::format("best {:.4f} {}", best->score, best->params.toString()) : "");
   };
   if (!o.quiet && !settings.earlier.empty()) {
     std::cerr << fmt::format("csumtune: resuming with {} earlier evaluations\n",
                              settings.earlier.size());
   }
   tuner::tune(run, measurer, settings);
-  if (progress) std::fprintf(stderr, "\n");
+  line.clear();
+  const double wholeSeconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   writeOutputs(run, dir, o.quiet);
   std::signal(SIGINT, previous);
   std::signal(SIGTERM, previousTerm);
@@ -373,7 +386,10 @@ int runTune(const TuneOptions& o) {
              run.timerUnit, run.reference, w.baselinePerByte);
   fmt::print("verdict  {}\n", tuner::verdict(w, run.reference));
   fmt::print("search   {}: {} unique evaluations ({} revisits) in {:.1f} s; {}\n", o.algorithm,
-             run.uniqueThisRun, run.revisits, run.elapsedSeconds, run.stoppedBecause);
+             run.uniqueThisRun, run.revisits, run.searchSeconds, run.stoppedBecause);
+  fmt::print(
+      "time     {:.1f} s in all (search {:.1f} s; guard, finalists, sizes, sweep {:.1f} s)\n",
+      wholeSeconds, run.searchSeconds, std::max(0.0, run.elapsedSeconds - run.searchSeconds));
   fmt::print("machine  {}\n", run.contention.summary(contentionSettings));
   if (!run.widened.empty()) fmt::print("ranking  {}\n", run.widened);
   fmt::print("files    {0}/results.json {0}/winner.S {0}/report.md\n", dir);

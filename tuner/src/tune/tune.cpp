@@ -77,7 +77,14 @@ std::vector<gen::Params> loopNeighbours(const gen::Params& loop) {
 // visit a better neighbour (seeds have ended on the widest loop with a prefetch while a
 // slightly narrower loop without one was faster). The neighbours of the best `shapes` loop
 // shapes are measured.
-std::string polishLoops(Evaluator& evaluator, std::size_t shapes) {
+// Tells the measurer (phases it measures differently) and whoever shows progress.
+void startPhase(TuneMeasurer* measurer, const TuneSettings& settings, const std::string& name,
+                std::size_t steps) {
+  if (measurer) measurer->beginPhase(name);
+  if (settings.phaseStarted) settings.phaseStarted(name, steps);
+}
+
+std::string polishLoops(Evaluator& evaluator, std::size_t shapes, const TuneSettings& settings) {
   if (shapes == 0) return "polish: not done";
   const auto loops = bestLoops(evaluator, shapes);
   std::vector<gen::Params> neighbours;
@@ -87,6 +94,7 @@ std::string polishLoops(Evaluator& evaluator, std::size_t shapes) {
         neighbours.push_back(n);
     }
   }
+  startPhase(nullptr, settings, "polish", neighbours.size());
   const auto [measured, how] = measureStage(evaluator, neighbours);
   return fmt::format(
       "polish: {} neighbouring loop shapes of the best {} (chains ±2, unroll ±4, prefetch as "
@@ -96,7 +104,8 @@ std::string polishLoops(Evaluator& evaluator, std::size_t shapes) {
 
 // The frame stage: the search ranked loop shapes with the default short path; here the best
 // `shapes` of them get every short-path variant, with exact paths for the profile's lengths.
-std::string searchFrames(const TuneRun& run, Evaluator& evaluator, std::size_t shapes) {
+std::string searchFrames(const TuneRun& run, Evaluator& evaluator, std::size_t shapes,
+                         const TuneSettings& settings) {
   if (shapes == 0) return "frames: not searched";
   const auto loops = bestLoops(evaluator, shapes);
   std::vector<int> lengths;
@@ -105,6 +114,7 @@ std::string searchFrames(const TuneRun& run, Evaluator& evaluator, std::size_t s
   for (const gen::Params& loop : loops) {
     for (const gen::Params& v : gen::frameVariants(loop, lengths)) variants.push_back(v);
   }
+  startPhase(nullptr, settings, "frames", variants.size());
   const auto [measured, how] = measureStage(evaluator, variants);
   return fmt::format("frames: {} short-path variants of the best {} loop shapes, {} measured; {}",
                      variants.size(), loops.size(), measured, how);
@@ -266,13 +276,14 @@ void tuneInterruptibly(TuneRun& run, TuneMeasurer& measurer, const TuneSettings&
   Evaluator evaluator(measurer, {run.budget, run.timeLimitSeconds, settings.interrupted},
                       settings.progress);
   evaluator.preload(settings.earlier);
-  measurer.beginPhase("search");
+  startPhase(&measurer, settings, "search", run.budget);
   const SearchOutcome outcome = runSearch(space, evaluator, run.search);
   run.phases = outcome.phases;
   if (!(settings.interrupted && settings.interrupted->load()))
-    run.phases.push_back(polishLoops(evaluator, settings.polishShapes));
+    run.phases.push_back(polishLoops(evaluator, settings.polishShapes, settings));
   if (!(settings.interrupted && settings.interrupted->load()))
-    run.phases.push_back(searchFrames(run, evaluator, settings.frameShapes));
+    run.phases.push_back(searchFrames(run, evaluator, settings.frameShapes, settings));
+  run.searchSeconds = evaluator.elapsedSeconds();
   run.evaluations = evaluator.evaluations();
   run.uniqueThisRun = evaluator.uniqueThisRun();
   run.revisits = evaluator.revisits();
@@ -298,11 +309,11 @@ void tuneInterruptibly(TuneRun& run, TuneMeasurer& measurer, const TuneSettings&
   }
   if (top.empty()) return finish(TuneEnd::NoCorrectCandidate, "no correct candidate was found");
   if (settings.guardCandidates > 0) {
-    measurer.beginPhase("guard");
+    startPhase(&measurer, settings, "guard", 0);
     top = guardedFinalists(run, measurer, settings);
     if (settings.interrupted && settings.interrupted->load()) return finish(TuneEnd::Interrupted);
   }
-  measurer.beginPhase("finalists");
+  startPhase(&measurer, settings, "finalists", 0);
   run.finalists = measureFinalists(run, measurer, top);
   if (settings.interrupted && settings.interrupted->load()) return finish(TuneEnd::Interrupted);
   // Don't settle for a ranking made under contention: when the final measurement reverses
@@ -328,7 +339,7 @@ void tuneInterruptibly(TuneRun& run, TuneMeasurer& measurer, const TuneSettings&
     if (settings.interrupted && settings.interrupted->load()) return finish(TuneEnd::Interrupted);
   }
   if (!settings.sizeLimits.empty()) {
-    measurer.beginPhase("sizes");
+    startPhase(&measurer, settings, "sizes", 0);
     run.sizeLimits = measureSizeLimits(run, measurer, settings.sizeLimits);
     if (settings.interrupted && settings.interrupted->load()) return finish(TuneEnd::Interrupted);
   }
@@ -342,7 +353,7 @@ void tuneInterruptibly(TuneRun& run, TuneMeasurer& measurer, const TuneSettings&
                   "the winner failed the full correctness plan: " + *failure);
   }
   if (settings.interrupted && settings.interrupted->load()) return finish(TuneEnd::Interrupted);
-  measurer.beginPhase("sweep");
+  startPhase(&measurer, settings, "sweep", 0);
   run.sweep = measurer.sweep(winner);
   if (settings.interrupted && settings.interrupted->load()) return finish(TuneEnd::Interrupted);
   finish(TuneEnd::Complete);

@@ -39,6 +39,9 @@ struct TuneSettings {
   const std::atomic<bool>* interrupted = nullptr;
   std::vector<Evaluation> earlier;                 // --resume: known without measuring
   std::function<void(const Evaluator&)> progress;  // after each unique evaluation
+  // At the start of each phase (search, polish, frames, guard, finalists, sizes, sweep), with
+  // the number of steps the progress callback counts in it (0: it does not call it).
+  std::function<void(const std::string& phase, std::size_t steps)> phaseStarted;
 };
 
 // Fills `run` (whose identity, profile, space and search fields the caller has set) with

@@ -50,6 +50,7 @@ struct TuneRun {
   std::size_t uniqueThisRun = 0, revisits = 0;
   std::size_t noiseRetries = 0;  // measurements repeated by the noise guard
   double elapsedSeconds = 0;
+  double searchSeconds = 0;  // the search, polish and frame stages (elapsedSeconds is the run)
   std::string stoppedBecause;
   std::vector<std::string> phases;
   std::vector<GuardResult> guard;  // the guard's verdict on the best candidates

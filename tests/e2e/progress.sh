@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# tune's progress line in a terminal of 60 and of 200 columns (a pseudo-terminal): every
+# redraw fits the width (never wraps), names its phase, and the summary says the search time
+# and the whole time apart; with stderr not a terminal, or --quiet, no progress at all.
+#
+#   tests/e2e/progress.sh CSUMTUNE
+set -uo pipefail
+CSUMTUNE=${1:?usage: progress.sh CSUMTUNE}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+tiny=(tune --kernel-safe --budget 12 --sizes 40:3,1500:1 --polish-shapes 1 --frame-shapes 1 --finalists 2)
+for columns in 60 200; do
+  python3 - "$columns" "$work/run$columns" "$CSUMTUNE" "${tiny[@]}" <<'PY'
+import fcntl, os, pty, re, select, struct, sys, termios
+columns, out, argv = int(sys.argv[1]), sys.argv[2], sys.argv[3:]
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(argv[0], argv + ["--out", out])
+fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
+data = b""
+while True:
+    try:
+        chunk = os.read(fd, 65536)
+    except OSError:
+        break
+    if not chunk:
+        break
+    data += chunk
+_, status = os.waitpid(pid, 0)
+text = data.decode(errors="replace")
+assert os.WEXITSTATUS(status) == 0, text[-2000:]
+# Each redraw starts with \r; erase-to-end sequences are not characters on the screen.
+frames = [re.sub(r"\x1b\[K", "", f) for f in re.split(r"[\r\n]+", text)]
+drawn = [f for f in frames if f.startswith("tune: ")]
+assert drawn, text[-2000:]
+too_wide = [f for f in drawn if len(f) > columns - 1]
+assert not too_wide, (columns, too_wide[:3])
+phases = {f.split()[1].rstrip(",") for f in drawn}
+assert {"search", "finalists", "sweep"} <= phases, phases
+assert re.search(r"^search .* in [0-9.]+ s;", text, re.M), text[-1500:]
+assert re.search(r"^time +[0-9.]+ s in all \(search [0-9.]+ s;", text, re.M), text[-1500:]
+print(f"ok:   {columns} columns: {len(drawn)} redraws, none wider than {columns - 1}; phases {sorted(phases)}")
+PY
+  [[ $? -eq 0 ]] || { echo "FAIL: the progress line in $columns columns"; failures=$((failures + 1)); }
+done
+# Not a terminal: only the summary.
+"$CSUMTUNE" "${tiny[@]}" --out "$work/pipe" >"$work/out" 2>"$work/err"
+if [[ $? -eq 0 ]] && ! grep -qE $'(^|\r)tune: ' "$work/err" && grep -q "^time " "$work/out"; then
+  echo "ok:   stderr not a terminal: no progress line, the summary on stdout"
+else
+  echo "FAIL: progress written to a non-terminal: $(head -c 300 "$work/err")"; failures=$((failures + 1))
+fi
+[[ $failures -eq 0 ]] && echo "progress: all checks passed" || { echo "progress: $failures failed"; exit 1; }
