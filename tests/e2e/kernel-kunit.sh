@@ -27,23 +27,10 @@ mkdir -p "$WORK" "$CACHE"
 exec 9>"$CACHE/lock"
 flock 9 || { log "cannot lock $CACHE"; exit 1; }
 
-tarball=/usr/src/linux-source-6.12.tar.xz
 src=$CACHE/linux-source-6.12
 build=$CACHE/build
-pristine=$CACHE/pristine
-stamp="$(stat -c '%s-%Y' "$tarball")"
-if [[ $(cat "$CACHE/unpacked" 2>/dev/null) != "$stamp" ]]; then
-  log "unpacking $tarball into $CACHE"
-  rm -rf "$src" "$build" "$pristine" "$CACHE/unpacked"
-  tar -xJf "$tarball" -C "$CACHE" || { log "cannot unpack $tarball"; exit 1; }
-  mkdir -p "$pristine"
-  cp "$src"/arch/x86/lib/{csum-partial_64.c,csum-copy_64.S,Makefile} "$pristine/"
-  echo "$stamp" >"$CACHE/unpacked"
-fi
-restore_tree() {
-  rm -f "$src"/arch/x86/lib/csum-partial_64.S "$src"/arch/x86/lib/*.orig "$src"/arch/x86/lib/*.rej
-  cp "$pristine"/{csum-partial_64.c,csum-copy_64.S,Makefile} "$src/arch/x86/lib/"
-}
+unpack_kernel_tree 6.12 "$CACHE" kernel-kunit || exit 1
+restore_tree() { restore_kernel_tree 6.12 "$CACHE"; }
 trap restore_tree EXIT
 restore_tree
 

@@ -35,30 +35,11 @@ mkdir -p "$WORK" "$CACHE"
 exec 9>"$CACHE/lock"
 flock 9 || { log "cannot lock $CACHE"; exit 1; }
 
-# --- The tree, unpacked once (again when the package changes), and a pristine copy of the
-# files a patch touches, so every shape starts from the tree as shipped.
-tarball=/usr/src/linux-source-6.1.tar.xz
+# --- The tree, unpacked once, and its pristine files (packages.sh).
 src=$CACHE/linux-source-6.1
 build=$CACHE/build
-pristine=$CACHE/pristine
-stamp="$(stat -c '%s-%Y' "$tarball")"
-if [[ $(cat "$CACHE/unpacked" 2>/dev/null) != "$stamp" ]]; then
-  log "unpacking $tarball into $CACHE"
-  rm -rf "$src" "$build" "$pristine" "$CACHE/unpacked"
-  tar -xJf "$tarball" -C "$CACHE" || { log "cannot unpack $tarball"; exit 1; }
-  mkdir -p "$pristine"
-  cp "$src/arch/x86/lib/csum-partial_64.c" "$src/arch/x86/lib/Makefile" "$pristine/"
-  echo "$stamp" >"$CACHE/unpacked"
-fi
-# (Caches unpacked before the copy was patched too lack its pristine file: from the tarball.)
-if [[ ! -s $pristine/csum-copy_64.S ]]; then
-  tar -xJOf "$tarball" linux-source-6.1/arch/x86/lib/csum-copy_64.S >"$pristine/csum-copy_64.S.new" &&
-    mv "$pristine/csum-copy_64.S.new" "$pristine/csum-copy_64.S" || { log "cannot extract csum-copy_64.S"; exit 1; }
-fi
-restore_tree() {
-  rm -f "$src"/arch/x86/lib/csum-partial_64.S "$src"/arch/x86/lib/*.orig "$src"/arch/x86/lib/*.rej
-  cp "$pristine/csum-partial_64.c" "$pristine/Makefile" "$pristine/csum-copy_64.S" "$src/arch/x86/lib/"
-}
+unpack_kernel_tree 6.1 "$CACHE" kernel-tree || exit 1
+restore_tree() { restore_kernel_tree 6.1 "$CACHE"; }
 trap restore_tree EXIT
 restore_tree
 

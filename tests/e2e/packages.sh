@@ -49,3 +49,31 @@ linux_source_tree() {
   ) 9>"$cache.lock" || return 1
   echo "$top"
 }
+
+# Debian's linux-source-VERSION unpacked once into CACHE/linux-source-VERSION (again when the
+# package changes), with a pristine copy in CACHE/pristine of the files a patch touches, so
+# every patch starts from the tree as shipped; an old tree's build folder (CACHE/build) goes
+# with it. The caller holds CACHE's lock. Prints why and returns 1 when it cannot.
+#   unpack_kernel_tree VERSION CACHE LOG_PREFIX
+unpack_kernel_tree() {
+  local version=$1 cache=$2 prefix=$3
+  local tarball=/usr/src/linux-source-$version.tar.xz src=$cache/linux-source-$version
+  local stamp
+  stamp="$(stat -c '%s-%Y' "$tarball")" || return 1
+  if [[ $(cat "$cache/unpacked" 2>/dev/null) != "$stamp" || ! -s $cache/pristine/csum-copy_64.S ]]; then
+    echo "$prefix: unpacking $tarball into $cache"
+    rm -rf "$src" "$cache/build" "$cache/pristine" "$cache/unpacked"
+    tar -xJf "$tarball" -C "$cache" || { echo "$prefix: cannot unpack $tarball"; return 1; }
+    mkdir -p "$cache/pristine"
+    cp "$src"/arch/x86/lib/{csum-partial_64.c,csum-copy_64.S,Makefile} "$cache/pristine/"
+    echo "$stamp" >"$cache/unpacked"
+  fi
+}
+
+# The tree of unpack_kernel_tree as shipped again: what a patch added or left goes.
+#   restore_kernel_tree VERSION CACHE
+restore_kernel_tree() {
+  local lib=$2/linux-source-$1/arch/x86/lib
+  rm -f "$lib"/csum-partial_64.S "$lib"/*.orig "$lib"/*.rej
+  cp "$2"/pristine/{csum-partial_64.c,csum-copy_64.S,Makefile} "$lib/"
+}
