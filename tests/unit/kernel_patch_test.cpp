@@ -1,11 +1,14 @@
 // csumtune patch's parts: reading a kernel tree (and refusing what it cannot patch), the
-// unified diff of a whole-file change, and the patch in plain and format-patch shape.
+// unified diff of a whole-file change, the patch in plain and format-patch shape, and the
+// whole patch of either kind made by a library call (makePatch).
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 
+#include "csumtune/gen/params.hpp"
 #include "patch/kernel_patch.hpp"
+#include "patch/make_patch.hpp"
 
 namespace csumtune::tuner {
 namespace {
@@ -69,6 +72,81 @@ TEST_F(KernelTreeFixture, RefusesWhatItCannotPatch) {
   fs::remove(root_ / "Makefile");
   expectRefused("not a kernel tree");
   EXPECT_THROW(readKernelTree((root_ / "missing").string()), TreeError);
+}
+
+// makePatch on the fake tree, no process and no figures: both kinds, each replacing its own
+// file. The fake files cannot be built for user space, so the size "before" is unknown and a
+// note says why.
+TEST_F(KernelTreeFixture, PatchMadeByALibraryCallForBothKinds) {
+  PatchRequest request;
+  request.tree = root_.string();
+  request.params = gen::parseParams("carry=adc,chains=4,unroll=16");
+  request.figures = false;
+  int accepted = 0;
+  request.accepted = [&] { ++accepted; };
+  const PatchResult sum = makePatch(request);
+  EXPECT_EQ(accepted, 1);
+  const std::string& text = sum.text;
+  EXPECT_EQ(text.rfind("x86/csum: Replace csum_partial() with a generated adc loop\n\n", 0), 0u)
+      << text;
+  EXPECT_NE(text.find("Its parameters were given explicitly (csumtune patch --params)."),
+            std::string::npos);
+  EXPECT_NE(text.find("exports through <asm/export.h> as v6.1.76 wants."), std::string::npos);
+  EXPECT_NE(text.find("It needs nothing of the CPU beyond x86-64."), std::string::npos);
+  EXPECT_NE(text.find("Code size of csum_partial(): unknown before"), std::string::npos) << text;
+  EXPECT_NE(text.find("Regenerate: csumtune patch --tree . --params carry=adc,chains=4,unroll=16"),
+            std::string::npos);
+  EXPECT_NE(text.find("deleted file mode 100644\n--- a/arch/x86/lib/csum-partial_64.c"),
+            std::string::npos);
+  EXPECT_NE(text.find("+++ b/arch/x86/lib/csum-partial_64.S\n"), std::string::npos);
+  EXPECT_NE(text.find("+SYM_FUNC_START(csum_partial)"), std::string::npos);
+  EXPECT_EQ(text.find("Measured in user space"), std::string::npos);
+  EXPECT_EQ(text.find("From:"), std::string::npos);  // not a git checkout: plain
+  ASSERT_EQ(sum.notes.size(), 1u);
+  EXPECT_EQ(sum.notes[0].rfind("no figures or size for " + root_.string() + "/" + kCsumC, 0), 0u)
+      << sum.notes[0];
+
+  // The copy, from a tuning run: csum-copy_64.S rewritten in place, the run's CPU in the
+  // subject, its results path without the machine's folders.
+  write(kCopyS, "SYM_FUNC_START(csum_partial_copy_generic)\n\tRET\n");
+  request.params = gen::parseParams("carry=adcx,chains=4,unroll=16,kind=copy");
+  request.tunedOn = TunedOn{"/home/someone/csumtune/results/key/copy-kernel/results.json",
+                            "Some  CPU 9000   ",
+                            "key",
+                            "kernel",
+                            "1500:1",
+                            "hot",
+                            std::nullopt};
+  const PatchResult copy = makePatch(request);
+  const std::string& ct = copy.text;
+  // (The subject names the run's CPU, cut at a word to fit 72 columns.)
+  EXPECT_EQ(
+      ct.rfind("x86/csum: Replace csum_partial_copy_generic() with a loop tuned for Some\n\n", 0),
+      0u)
+      << ct;
+  EXPECT_NE(ct.find("It is the winner of a csumtune tuning run on Some  CPU"), std::string::npos)
+      << ct;
+  EXPECT_NE(ct.find("which need ADX."), std::string::npos);
+  EXPECT_NE(ct.find("Code size of csum_partial_copy_generic(): unknown before"), std::string::npos);
+  EXPECT_NE(ct.find("Regenerate: csumtune patch --tree . --results "
+                    "results/key/copy-kernel/results.json\n"),
+            std::string::npos);
+  EXPECT_NE(ct.find("--- a/arch/x86/lib/csum-copy_64.S\n+++ b/arch/x86/lib/csum-copy_64.S\n"),
+            std::string::npos);
+  EXPECT_EQ(ct.find("csum-partial_64"), std::string::npos);
+  EXPECT_NE(ct.find("+SYM_FUNC_START(csum_partial_copy_generic)"), std::string::npos);
+  ASSERT_EQ(copy.notes.size(), 1u);
+  EXPECT_EQ(copy.notes[0].rfind("no figures or size for " + root_.string() + "/" + kCopyS, 0), 0u)
+      << copy.notes[0];
+
+  // Vector families are refused before the tree is read; a tree it cannot patch is a
+  // TreeError; neither reaches `accepted`.
+  request.params = gen::parseParams("carry=avx2,chains=2,unroll=8");
+  EXPECT_THROW(makePatch(request), RefusedParams);
+  request.params = gen::parseParams("carry=adc");
+  write(kCsumS, "/* replaced */\n");
+  EXPECT_THROW(makePatch(request), TreeError);
+  EXPECT_EQ(accepted, 2);
 }
 
 TEST(Patch, AWholeFileDiffCreatesOrDeletes) {

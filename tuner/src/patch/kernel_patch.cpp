@@ -135,6 +135,32 @@ KernelTree readKernelTree(const std::string& root, PatchTarget target) {
   return tree;
 }
 
+std::string wrapParagraph(const std::string& text) {
+  std::string out, line;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    const std::size_t end = std::min(text.find(' ', at), text.size());
+    const std::string word = text.substr(at, end - at);
+    if (!line.empty() && line.size() + 1 + word.size() > 72) {
+      out += line + "\n";
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + word;
+    at = end + 1;
+  }
+  return out + line;
+}
+
+std::string squeezeSpaces(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == ' ' && (out.empty() || out.back() == ' ')) continue;
+    out += c;
+  }
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
+}
+
 std::string fileDiff(const std::string& path, const std::string& before, const std::string& after) {
   const auto oldLines = linesOf(before), newLines = linesOf(after);
   std::string out = fmt::format("diff --git a/{0} b/{0}\n", path);
