@@ -56,8 +56,8 @@ Descriptor openRegular(const std::filesystem::path& path, Links links, struct st
   if (::fstat(fd.get(), &info) != 0) fail(path, "cannot be examined");
   if (S_ISDIR(info.st_mode)) fail(path, "is a directory, not a file");
   if (!S_ISREG(info.st_mode)) fail(path, "is not a regular file (a FIFO, socket or device)");
-  // Back to blocking reads: a regular file never blocks, and partial reads are not wanted.
-  ::fcntl(fd.get(), F_SETFL, ::fcntl(fd.get(), F_GETFL) & ~O_NONBLOCK);
+  // Reads stay non-blocking: a regular file's never block, and a "regular" file that would
+  // (some /proc files, e.g. /proc/kmsg) is refused instead of waited on.
   return fd;
 }
 
@@ -69,6 +69,8 @@ std::string readUpTo(const Descriptor& fd, const std::filesystem::path& path, st
     const std::size_t want = std::min(sizeof chunk, limit - text.size());
     const ssize_t got = ::read(fd.get(), chunk, want);
     if (got < 0 && errno == EINTR) continue;
+    if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+      fail(path, "is not a regular file (reading it would wait: a device or kernel interface)");
     if (got < 0) fail(path, fmt::format("cannot be read ({})", std::strerror(errno)));
     if (got == 0) break;
     text.append(chunk, static_cast<std::size_t>(got));

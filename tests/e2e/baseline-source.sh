@@ -243,6 +243,40 @@ texpect 2 "did not finish within 3 s" "$work/call-loop.c" TMPDIR="$scratch" CSUM
 hostile prints "$plain
 __wsum csum_partial(const void *b, int len, __wsum sum) { if (len == 5) puts(\"hello\"); return plain(b, len, sum); }"
 texpect 2 "printed while it was loaded" "$work/prints.c" TMPDIR="$scratch"
+# Subtler ones: a forked child that outlives the call, kill(0, ...), changed signal handlers,
+# an alarm, closed standard descriptors, destructors that print or exit: each refused in the
+# probe, within its deadline, and csumtune's caller never hit.
+hostile fork "$plain
+__wsum csum_partial(const void *b, int len, __wsum sum) { static int f; if (!f++ && !fork()) { sleep(45); _exit(0); } return plain(b, len, sum); }"
+texpect 0 "" "$work/fork.c" TMPDIR="$scratch" CSUMTUNE_BASELINE_SECONDS=10
+hostile kill0 "#include <signal.h>
+$plain
+__wsum csum_partial(const void *b, int len, __wsum sum) { static int f; if (!f++) kill(0, SIGTERM); return plain(b, len, sum); }"
+out=$(setsid bash -c "TMPDIR='$scratch' timeout 60 '$CSUMTUNE' bench --baseline-source '$work/kill0.c' --sizes 40 --repeat 5 >/dev/null 2>'$work/e'; echo \"status \$?\"")
+check "kill(0, SIGTERM) reaches only the probe: exit 2, the caller lives ($out: $(head -c 120 "$work/e"))" \
+  bash -c "[[ '$out' == 'status 2' ]] && grep -q 'ended the process (signal 15' '$work/e'"
+hostile sigs "#include <signal.h>
+$plain
+__wsum csum_partial(const void *b, int len, __wsum sum) { signal(SIGINT, SIG_IGN); return plain(b, len, sum); }"
+texpect 2 "changes the process it runs in" "$work/sigs.c" TMPDIR="$scratch"
+hostile alarm "$plain
+__wsum csum_partial(const void *b, int len, __wsum sum) { static int f; if (!f++) alarm(100); return plain(b, len, sum); }"
+texpect 2 "changes the process it runs in" "$work/alarm.c" TMPDIR="$scratch"
+hostile closefds "$plain
+__wsum csum_partial(const void *b, int len, __wsum sum) { close(0); return plain(b, len, sum); }"
+texpect 2 "changes the process it runs in" "$work/closefds.c" TMPDIR="$scratch"
+hostile dtor-print "$plain
+__attribute__((destructor)) static void d(void) { puts(\"DTORJUNK\"); }
+__wsum csum_partial(const void *b, int len, __wsum sum) { return plain(b, len, sum); }"
+texpect 2 "printed while it was loaded" "$work/dtor-print.c" TMPDIR="$scratch"
+hostile dtor-exit "$plain
+__attribute__((destructor)) static void d(void) { _exit(7); }
+__wsum csum_partial(const void *b, int len, __wsum sum) { return plain(b, len, sum); }"
+texpect 2 "ended the process (exit status 7)" "$work/dtor-exit.c" TMPDIR="$scratch"
+for bad in abc 0 -1 nan inf 1e400 '2 '; do
+  texpect 2 "is not a number of seconds" "$work/ctor-loop.c" TMPDIR="$scratch" CSUMTUNE_BASELINE_SECONDS="$bad"
+done
+
 # Ctrl-C and SIGTERM while the user's constructor loops: gone within two seconds, status of
 # the signal, nothing left behind.
 for sig in INT TERM; do

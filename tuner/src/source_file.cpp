@@ -7,6 +7,7 @@
 #include "csumtune/gen/att_printer.hpp"
 #include "csumtune/gen/kernel_program.hpp"
 #include "csumtune/templates.hpp"
+#include "one_line.hpp"
 
 namespace csumtune::tuner {
 namespace {
@@ -48,9 +49,12 @@ std::string header(const SourceRequest& request, const gen::RegisterPlan& regs, 
                           ? "none used"
                           : registerList(regs.calleeSaved) + " (pushed and popped)");
   text += fmt::format(" * needs:        {}\n", needsLine(request));
-  text += fmt::format(" * tuned on:     {}\n",
-                      request.tunedOn.value_or("not tuned (emitted from explicit params)"));
-  if (request.figures) text += fmt::format(" * figures:      {}\n", *request.figures);
+  text += fmt::format(" * tuned on:     {}\n", request.tunedOn
+                                                   ? oneLine(*request.tunedOn)
+                                                   : "not tuned (emitted from explicit params)");
+  // Both come from outside (a results file, the CPUID brand a hypervisor sets): one line,
+  // nothing that could end the comment.
+  if (request.figures) text += fmt::format(" * figures:      {}\n", oneLine(*request.figures));
   text += fmt::format(" * regenerate:   {}\n", regenerateCommand(request));
   text += " */";
   return text;
@@ -155,6 +159,13 @@ std::string replaceAll(std::string text, std::string_view key, std::string_view 
   return text;
 }
 
+bool isKernelSymbol(const std::string& symbol) {
+  if (!isValidSymbol(symbol)) return false;
+  const bool lowerCase =
+      std::none_of(symbol.begin(), symbol.end(), [](char c) { return c >= 'A' && c <= 'Z'; });
+  return lowerCase && symbol != "ret";
+}
+
 bool isValidSymbol(const std::string& symbol) {
   if (symbol.empty() || symbol.size() > 128) return false;
   for (std::size_t i = 0; i < symbol.size(); ++i) {
@@ -175,6 +186,14 @@ std::string renderSource(const SourceRequest& request) {
     throw gen::ParamsError(fmt::format("symbol '{}' is not a C identifier", request.symbol));
   }
   const bool kernel = request.style == SourceStyle::Kernel;
+  // Kernel style goes through the preprocessor and the kernel's assembler macros: a name
+  // that one of them defines (RET, X86_FEATURE_*, SYM_*, ALTERNATIVE...) would be replaced.
+  if (kernel && !isKernelSymbol(request.symbol)) {
+    throw gen::ParamsError(fmt::format(
+        "symbol '{}' would collide with the kernel's macros (RET, SYM_*, X86_FEATURE_*, ...): "
+        "kernel function names are lower case",
+        request.symbol));
+  }
   if (kernel && !gen::traitsOf(request.params.carry).kernelSafe()) {
     throw gen::ParamsError(fmt::format(
         "carry={} uses vector registers, which the kernel's checksum code may not touch (for user "

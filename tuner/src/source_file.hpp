@@ -31,6 +31,9 @@ std::string regenerateCommand(const SourceRequest& request);
 
 bool isValidSymbol(const std::string& symbol);
 
+// A name kernel-style text may use: a C identifier in lower case, not `ret` (RET's expansion).
+bool isKernelSymbol(const std::string& symbol);
+
 // The CPU features the kernel needs beyond x86-64 ("ADX"), "" for none.
 std::string cpuFeatureList(const gen::Params& params);
 

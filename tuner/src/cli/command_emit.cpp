@@ -63,9 +63,14 @@ void addEmitCommand(CLI::App& app) {
   cmd->add_option("--style", options->style, "kernel (Linux arch/x86/lib) or gas (user space)")
       ->check(CLI::IsMember({"kernel", "gas"}));
   cmd->add_option(
-      "--symbol", options->symbol,
-      "Function name (default csum_partial; for kind=copy csum_and_copy, in kernel style "
-      "csum_partial_copy_generic)");
+         "--symbol", options->symbol,
+         "Function name (default csum_partial; for kind=copy csum_and_copy, in kernel style "
+         "csum_partial_copy_generic)")
+      ->check(CLI::Validator(
+          [](const std::string& value) {
+            return value.empty() ? std::string("an empty name names no function") : "";
+          },
+          "NAME"));
   cmd->add_option("--format", options->format, "s (assembler text) or bin (raw bytes)")
       ->check(CLI::IsMember({"s", "bin"}));
   cmd->add_option("-o,--output", options->output, "Output file (default: standard output)");

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <sys/resource.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -25,6 +26,7 @@
 #include <fmt/format.h>
 
 #include "csumtune/bounded_file.hpp"
+#include "csumtune/results/document.hpp"
 #include "csumtune/templates.hpp"
 #include "verify/verify.hpp"
 
@@ -88,7 +90,7 @@ std::string endOf(int status) {
 
 // Waits for `pid`, at most `seconds`; a held Ctrl-C or SIGTERM, or the deadline, kills it.
 // Returns its wait status.
-int waitFor(pid_t pid, double seconds, const std::string& what) {
+int waitFor(pid_t pid, double seconds, const std::string& what, bool group = false) {
   using Clock = std::chrono::steady_clock;
   const auto deadline = Clock::now() + std::chrono::duration<double>(seconds);
   for (;;) {
@@ -98,12 +100,12 @@ int waitFor(pid_t pid, double seconds, const std::string& what) {
     if (done < 0 && errno != EINTR) throw SourceBaselineError("lost the child running " + what);
     const bool late = Clock::now() >= deadline;
     if (pendingSignal || late) {
-      kill(pid, SIGKILL);
+      kill(group ? -pid : pid, SIGKILL);
       while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
       }
       if (pendingSignal) throw SourceBaselineError("interrupted while " + what);
       throw SourceBaselineError(
-          fmt::format("{} did not finish within {:.0f} s (stopped)", what, seconds));
+          fmt::format("{} did not finish within {:g} s (stopped)", what, seconds));
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
@@ -287,17 +289,45 @@ class ScratchDirectory {
 namespace {
 
 // The probe's verdict, through a pipe: "ok", or "wrong" and the first failing case.
+// What user code must leave as it found it in a process it shares with csumtune: the
+// handlers of the signals csumtune relies on, the standard descriptors, no alarm. (SIGSEGV
+// and SIGBUS are the verifier's own: its fault trap installs them.)
+struct ProcessState {
+  std::vector<std::pair<void*, int>> handlers;  // handler and flags of each watched signal
+  std::vector<std::pair<dev_t, ino_t>> descriptors;
+
+  static ProcessState now() {
+    ProcessState state;
+    for (const int signal : {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGALRM, SIGCHLD}) {
+      struct sigaction action {};
+      sigaction(signal, nullptr, &action);
+      state.handlers.emplace_back(reinterpret_cast<void*>(action.sa_handler), action.sa_flags);
+    }
+    for (const int fd : {0, 1, 2}) {
+      struct stat info {};
+      state.descriptors.emplace_back(fstat(fd, &info) == 0 ? std::pair{info.st_dev, info.st_ino}
+                                                           : std::pair<dev_t, ino_t>{});
+    }
+    return state;
+  }
+  bool operator==(const ProcessState&) const = default;
+};
+
+// The probe's verdict, through a pipe: "ok", or "wrong" and the first failing case, or
+// "error" and why. Loaded, verified over the full plan, then unloaded (its destructors run
+// here too), and the process state compared with what it was before.
 void probeAndReport(const fs::path& object, SourceKind kind, std::uint64_t seed, int verdictFd) {
   auto say = [&](std::string text) {
     text.resize(std::min<std::size_t>(text.size(), 3500));
     [[maybe_unused]] const ssize_t n = ::write(verdictFd, text.data(), text.size());
   };
+  const VerifyFixture fixture(seed);  // before the user's code runs: its state is ours
+  const ProcessState before = ProcessState::now();
   void* handle = dlopen(object.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle) return say(std::string("error\ncannot load it: ") + dlerror());
   const char* symbol = kind == SourceKind::Copy ? "csum_partial_copy_generic" : "csum_partial";
   void* found = dlsym(handle, symbol);
   if (!found) return say(fmt::format("error\nit defines no {}", symbol));
-  const VerifyFixture fixture(seed);
   VerifyOutcome outcome;
   if (kind == SourceKind::Copy) {
     // The kernel never passes a negative length (csum-wrappers_64.c takes an int it got from
@@ -309,15 +339,29 @@ void probeAndReport(const fs::path& object, SourceKind kind, std::uint64_t seed,
                                         SourceBaseline::kReadsPastEnd + 1);
     outcome = verifyKernel(reinterpret_cast<KernelFn>(found), fixture, plan);
   }
+  const unsigned alarmLeft = alarm(0);
+  dlclose(handle);
+  if (alarmLeft != 0 || !(ProcessState::now() == before)) {
+    return say(
+        "error\nit changes the process it runs in (signal handlers, an alarm, or the standard "
+        "input, output or error): a kernel function may not");
+  }
   say(outcome.ok() ? std::string("ok") : "wrong\n" + *outcome.failure);
 }
 
+// The probe's deadline: $CSUMTUNE_BASELINE_SECONDS (tests shorten it), else the default. A
+// value that is not a number of seconds is refused, not replaced.
 double probeSeconds() {
-  const char* text = std::getenv("CSUMTUNE_BASELINE_SECONDS");  // tests shorten it
+  const char* text = std::getenv("CSUMTUNE_BASELINE_SECONDS");
+  if (!text) return kDefaultProbeSeconds;
   char* end = nullptr;
-  const double seconds = text ? std::strtod(text, &end) : 0;
-  return text && end && *end == '\0' && seconds > 0 && seconds < 1e6 ? seconds
-                                                                     : kDefaultProbeSeconds;
+  const double seconds = std::strtod(text, &end);
+  if (end == text || *end != '\0' || !(seconds >= 0.1 && seconds <= 86400)) {
+    throw SourceBaselineError(
+        fmt::format("CSUMTUNE_BASELINE_SECONDS='{}' is not a number of seconds from 0.1 to 86400",
+                    results::printable(text, 40)));
+  }
+  return seconds;
 }
 
 // Loads the built object and verifies it over the full plan in a child process, so that
@@ -328,12 +372,16 @@ double probeSeconds() {
 // SourceBaselineWrong for a wrong sum.
 void probeInChild(const fs::path& object, SourceKind kind, std::uint64_t seed, const fs::path& log,
                   const std::string& what) {
+  const double seconds = probeSeconds();
   int verdict[2];
   if (pipe2(verdict, O_CLOEXEC) != 0) throw SourceBaselineError("cannot create a pipe");
   std::fflush(nullptr);  // nothing buffered here is written twice by the child
   const pid_t pid = fork();
   if (pid < 0) throw SourceBaselineError("cannot start the probe (fork failed)");
   if (pid == 0) {
+    // A group of its own: kill(0, ...) in the user's code reaches only the probe, and the
+    // probe's own children die with it.
+    setpgid(0, 0);
     ::close(verdict[0]);
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
@@ -354,15 +402,20 @@ void probeInChild(const fs::path& object, SourceKind kind, std::uint64_t seed, c
     std::fflush(nullptr);
     _exit(0);  // not exit(): the parent's atexit handlers and buffers are not the child's
   }
+  setpgid(pid, pid);  // (also here: whichever of the two runs first)
   ::close(verdict[1]);
   int status = 0;
   try {
-    status = waitFor(pid, probeSeconds(), "loading and verifying " + what);
+    status = waitFor(pid, seconds, "loading and verifying " + what, true);
   } catch (...) {
     ::close(verdict[0]);
     throw;
   }
+  kill(-pid, SIGKILL);  // whatever the user's code left running in the probe's group
+  // What the probe wrote is in the pipe now; a process that escaped the group may still hold
+  // its write end, so the pipe is read without waiting for its end.
   std::string answer;
+  fcntl(verdict[0], F_SETFL, O_NONBLOCK);
   char chunk[4096];
   for (ssize_t n; (n = ::read(verdict[0], chunk, sizeof chunk)) != 0;) {
     if (n < 0 && errno == EINTR) continue;
@@ -398,16 +451,17 @@ fs::path resolveSource(const std::string& path, SourceKind kind, const fs::path&
   if (path.empty()) throw SourceBaselineError("an empty path is no kernel source");
   std::error_code ec;
   const auto status = fs::status(path, ec);
-  if (ec || !fs::exists(status)) throw SourceBaselineError(path + " does not exist");
+  const std::string shown = results::printable(path, 300);
+  if (ec || !fs::exists(status)) throw SourceBaselineError(shown + " does not exist");
   if (fs::is_directory(status)) {
     const fs::path file = fs::path(path) / treeFile(kind);
     if (!fs::exists(fs::symlink_status(file, ec))) {
       throw SourceBaselineError(fmt::format("{} is a directory but not a kernel tree (no {} in it)",
-                                            path, treeFile(kind)));
+                                            shown, treeFile(kind)));
     }
     return file;
   }
-  if (!fs::is_regular_file(status)) throw SourceBaselineError(path + " is not a regular file");
+  if (!fs::is_regular_file(status)) throw SourceBaselineError(shown + " is not a regular file");
   if (isArchive(path)) return extractFromArchive(path, kind, dir);
   return path;
 }
@@ -453,7 +507,7 @@ void SourceBaseline::build(SourceKind kind, std::uint64_t seed, const fs::path& 
   try {
     text = readBoundedFile(file, {kMaxSourceBytes, fromTree ? Links::Refuse : Links::Follow});
   } catch (const FileReadError& e) {
-    throw SourceBaselineError(e.what());
+    throw SourceBaselineError(results::printable(e.what(), 600));
   }
   if (fromTree && !insideTree(file, path_, dir)) {
     throw SourceBaselineError(
@@ -461,8 +515,11 @@ void SourceBaseline::build(SourceKind kind, std::uint64_t seed, const fs::path& 
                     treeFile(kind)));
   }
   const std::string version = treeVersion(fs::absolute(file));
-  name_ = version.empty() ? "source:" + file.filename().string() : "linux-" + version + " (source)";
-  const std::string what = fmt::format("{} ({})", name_, path_);
+  // Names and paths as shown: a file name's control or bidi characters never reach a terminal.
+  name_ = version.empty() ? "source:" + results::printable(file.filename().string())
+                          : "linux-" + version + " (source)";
+  shownPath_ = results::printable(path_, 300);
+  const std::string what = fmt::format("{} ({})", name_, shownPath_);
 
   writeFile(dir / "include/linux/compiler.h", templates::stub_linux_compiler());
   writeFile(dir / "include/linux/export.h", templates::stub_linux_export());

@@ -74,7 +74,7 @@ class SourceBaseline {
   // "linux-6.1.192 (source)" when the file sits in a tree whose Makefile says its version,
   // else "source:<file name>".
   const std::string& name() const { return name_; }
-  const std::string& path() const { return path_; }
+  const std::string& path() const { return shownPath_; }  // as given, escaped for display
   // Readable bytes the code may read past a buffer's end (load_unaligned_zeropad): 7, so
   // it is verified with 8 bytes of slack.
   static constexpr int kReadsPastEnd = 7;
@@ -82,7 +82,7 @@ class SourceBaseline {
  private:
   void build(SourceKind kind, std::uint64_t seed, const std::filesystem::path& dir);
 
-  std::string path_, name_;
+  std::string path_, shownPath_, name_;
   void* handle_ = nullptr;
   KernelFn fn_ = nullptr;
   CopyGenericFn copyGeneric_ = nullptr;

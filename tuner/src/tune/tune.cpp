@@ -307,6 +307,20 @@ void tuneInterruptibly(TuneRun& run, TuneMeasurer& measurer, const TuneSettings&
                                     "give --time more than --wait-quiet, or tune when it is quiet"
                                   : ""));
   }
+  // Nothing wrong, only nothing usable (every kernel over the size limit, or refused): not a
+  // failed check.
+  const auto count = [&](EvalStatus status) {
+    return std::count_if(run.evaluations.begin(), run.evaluations.end(),
+                         [&](const Evaluation& e) { return e.status == status; });
+  };
+  if (top.empty() && count(EvalStatus::Wrong) == 0) {
+    return finish(TuneEnd::NothingMeasured,
+                  fmt::format("no candidate could win: of {} evaluated, {} were over the size "
+                              "limit ({} bytes) and {} were refused, none was wrong; allow more "
+                              "bytes or a larger budget",
+                              run.evaluations.size(), count(EvalStatus::TooBig),
+                              run.measure.maxBytes, count(EvalStatus::Refused)));
+  }
   if (top.empty()) return finish(TuneEnd::NoCorrectCandidate, "no correct candidate was found");
   if (settings.guardCandidates > 0) {
     startPhase(&measurer, settings, "guard", 0);

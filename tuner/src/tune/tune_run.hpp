@@ -22,7 +22,8 @@ enum class TuneEnd {
   Complete,             // a winner, verified with the full plan, swept
   Interrupted,          // Ctrl-C: progress kept, no winner (continue with --resume)
   NoCorrectCandidate,   // every candidate was wrong or refused
-  NothingMeasured,      // the time ran out (waiting for a quiet machine) before any candidate
+  NothingMeasured,      // nothing wrong, nothing usable: the time ran out while waiting for a
+                        // quiet machine, or every candidate was too big or refused
   WinnerFailedFullPlan  // the best candidate failed the full correctness plan
 };
 
