@@ -147,4 +147,120 @@ expect 2 "needs --params P or --results FILE" -- "$CSUMTUNE" patch --tree "$tree
 expect 2 "bad --params" -- "$CSUMTUNE" patch --tree "$tree" --params chains=0 --no-figures
 expect 2 "" -- "$CSUMTUNE" patch --tree "$tree" --params carry=adc --no-figures -o /nonexistent/dir/x.patch
 
+# A results file's text (brand, profile, contention...) reaches the message and the .S header
+# one line each: no second Subject:, no escape byte, no bidi override, no "*/" ending the comment.
+make_results() {  # make_results OUT BRAND: the winner's results.json with cpu.brand = BRAND
+  # (and cpu.key the one those fields give, as csumtune's refusal of the edited file names it)
+  python3 - "$winner" "$1" "$2" "$CSUMTUNE" "$tree" <<'PY'
+import json, re, subprocess, sys
+d = json.load(open(sys.argv[1]))
+d["cpu"]["brand"] = sys.argv[3]
+d["workload"]["profile"] = d["workload"]["profile"] + "\n\x1b[31mSubject: profile"
+json.dump(d, open(sys.argv[2], "w"))
+err = subprocess.run([sys.argv[4], "patch", "--tree", sys.argv[5], "--results", sys.argv[2],
+                      "--no-figures", "-o", "/dev/null"], capture_output=True, text=True).stderr
+key = re.search(r"its CPU fields give (\S+):", err)
+if key:
+    d["cpu"]["key"] = key.group(1)
+    json.dump(d, open(sys.argv[2], "w"))
+PY
+}
+make_git_tree() {  # make_git_tree DIR NAME EMAIL: a git checkout of the tree's two files
+  mkdir -p "$1/arch/x86/lib"
+  cp "$tree/Makefile" "$1/" && cp "$tree/arch/x86/lib/csum-partial_64.c" "$1/arch/x86/lib/"
+  git -C "$1" init -q
+  git -C "$1" config user.name "$2"
+  git -C "$1" config user.email "$3"
+}
+make_results "$work/esc.json" "$(printf 'AMD\x1b[2J\nSubject: evil\xe2\x80\xaeEPYC')"
+make_git_tree "$work/inj-git" "A Developer" "dev@example.org"
+"$CSUMTUNE" patch --tree "$work/inj-git" --results "$work/esc.json" --no-figures -o "$work/esc.patch" 2>"$work/esc.err"
+check "an escape and a newline in cpu.brand: exit 0 ($(head -c 200 "$work/esc.err"))" test -s "$work/esc.patch"
+check "... one Subject: line, no ESC byte, no U+202E, no CR" bash -c "
+  [[ \$(grep -c '^Subject:' '$work/esc.patch') -eq 1 ]] && ! grep -q \$'\x1b' '$work/esc.patch' &&
+  ! grep -q \$'\xe2\x80\xae' '$work/esc.patch' && ! grep -q \$'\r' '$work/esc.patch' &&
+  grep -q 'AMD?\[2J?Subject: evil?EPYC' '$work/esc.patch'"
+check "... git am takes it as one commit with the safe subject" bash -c "
+  git -C '$work/inj-git' add -A && git -C '$work/inj-git' commit -qm tree &&
+  git -C '$work/inj-git' am -q '$work/esc.patch' &&
+  git -C '$work/inj-git' log -1 --format=%s | grep -q '^x86/csum: .*tuned for AMD?\[2J?Subject:$'"
+make_results "$work/code.json" 'AMD */ .globl pwned; pwned: ud2; /* EPYC'
+"$CSUMTUNE" patch --tree "$tree" --results "$work/code.json" --no-figures -o "$work/code.patch" 2>"$work/code.err"
+check "'*/' in cpu.brand: exit 0 ($(head -c 200 "$work/code.err"))" test -s "$work/code.patch"
+# The added .S through the preprocessor (its #includes left out): the comments gone, no pwned.
+sed -n '/^+++ b\/arch\/x86\/lib\/csum-partial_64.S/,$p' "$work/code.patch" | tail -n +3 |
+  sed -n 's/^+//p' | grep -v '^#include' >"$work/code.S"
+check "... the .S's header comment keeps it: the preprocessed .S has no pwned" bash -c "
+  grep -q 'tuned on:.*AMD \* / .globl pwned' '$work/code.S' &&
+  gcc -E -P -x assembler-with-cpp '$work/code.S' -o '$work/code.i' && grep -q csum_partial '$work/code.i' &&
+  ! grep -q pwned '$work/code.i'"
+
+# CPUID's padding squeezed wherever the brand is printed (subject, body).
+make_results "$work/pad.json" 'AMD EPYC 9654 96-Core Processor   '
+"$CSUMTUNE" patch --tree "$tree" --results "$work/pad.json" --no-figures -o "$work/pad.patch"
+check "the brand's padding squeezed in the message and the .S (no 'Processor  (')" bash -c "
+  grep -q 'Processor (key' '$work/pad.patch' && ! grep -q 'Processor  ' '$work/pad.patch' &&
+  head -1 '$work/pad.patch' | grep -q '^x86/csum: .* tuned for AMD EPYC 9654\$'"
+
+# From: as git format-patch writes it: specials quoted, UTF-8 in RFC 2047 words; bidi controls
+# and overlong names refused with the reason.
+make_git_tree "$work/doe" "Doe, Jane" "dev@example.org"
+"$CSUMTUNE" patch --tree "$work/doe" --params carry=adc --no-figures -o "$work/doe.patch"
+check "user.name 'Doe, Jane' -> From: \"Doe, Jane\" <dev@example.org>" \
+  grep -qx 'From: "Doe, Jane" <dev@example.org>' "$work/doe.patch"
+make_git_tree "$work/quote" 'J. "Q" Back\slash' "dev@example.org"
+"$CSUMTUNE" patch --tree "$work/quote" --params carry=adc --no-figures -o "$work/quote.patch"
+check "a quote and a backslash in user.name are escaped in the quoted-string" \
+  grep -qx 'From: "J. \\"Q\\" Back\\\\slash" <dev@example.org>' "$work/quote.patch"
+make_git_tree "$work/utf8" "Jürgen Müller" "dev@example.org"
+"$CSUMTUNE" patch --tree "$work/utf8" --params carry=adc --no-figures -o "$work/utf8.patch"
+check "a UTF-8 user.name is RFC 2047 encoded and decodes back" python3 - "$work/utf8.patch" <<'PY'
+import re, sys
+from email.header import decode_header, make_header
+line = re.search(r"^From: (.*)$", open(sys.argv[1], encoding="utf-8").read(), re.M).group(1)
+assert line.startswith("=?UTF-8?B?") and line.endswith("?= <dev@example.org>"), line
+name = str(make_header(decode_header(line.rsplit(" <", 1)[0])))
+assert name == "Jürgen Müller", name
+PY
+check "git am takes the encoded author" bash -c "
+  git -C '$work/utf8' add -A && git -C '$work/utf8' commit -qm tree && git -C '$work/utf8' am -q '$work/utf8.patch' &&
+  [[ \$(git -C '$work/utf8' log -1 --format=%an) == 'Jürgen Müller' ]]"
+make_git_tree "$work/bidi" "$(printf 'Evil\xe2\x80\xaeName')" "dev@example.org"
+"$CSUMTUNE" patch --tree "$work/bidi" --params carry=adc --no-figures -o "$work/bidi.patch" 2>"$work/bidi.err"
+check "a U+202E in user.name: the identity refused, said on stderr" bash -c "
+  ! grep -q '^From: ' '$work/bidi.patch' && ! grep -q \$'\xe2\x80\xae' '$work/bidi.patch' &&
+  grep -q 'bidi or format control' '$work/bidi.err'"
+make_git_tree "$work/long" "$(printf 'N%.0s' {1..201})" "dev@example.org"
+"$CSUMTUNE" patch --tree "$work/long" --params carry=adc --no-figures -o "$work/long.patch" 2>"$work/long.err"
+check "a 201-character user.name: refused as over 200 characters, not as missing" bash -c "
+  grep -q 'over 200 characters' '$work/long.err' && ! grep -q 'has no git user.name' '$work/long.err'"
+
+# A tree whose arch or arch/x86/lib is a link out of it is refused (the patch would read and
+# measure another tree's file).
+mkdir -p "$work/link-arch" "$work/link-lib/arch/x86"
+cp "$tree/Makefile" "$work/link-arch/" && cp "$tree/Makefile" "$work/link-lib/"
+ln -s "$tree/arch" "$work/link-arch/arch"
+ln -s "$tree/arch/x86/lib" "$work/link-lib/arch/x86/lib"
+expect 2 "link-arch/arch is a symbolic link out of the tree" -- "$CSUMTUNE" patch --tree "$work/link-arch" --params carry=adc --no-figures
+expect 2 "link-lib/arch/x86/lib is a symbolic link out of the tree" -- "$CSUMTUNE" patch --tree "$work/link-lib" --params carry=adc --no-figures
+check "... and no patch written for either" bash -c "
+  '$CSUMTUNE' patch --tree '$work/link-arch' --params carry=adc --no-figures -o '$work/link.patch' 2>/dev/null
+  [[ ! -e '$work/link.patch' ]]"
+
+# -o onto a file the patch reads or changes (directly or through a link) is refused, the file kept.
+own=$work/own
+mkdir -p "$own/arch/x86/lib"
+cp "$tree/Makefile" "$own/" && cp "$tree/arch/x86/lib/csum-partial_64.c" "$tree/arch/x86/lib/csum-copy_64.S" "$own/arch/x86/lib/"
+cp -r "$own" "$work/own-before"
+ln -s "$own/Makefile" "$work/to-makefile"
+expect 2 "which the patch reads or changes" -- "$CSUMTUNE" patch --tree "$own" --params carry=adc --no-figures -o "$own/arch/x86/lib/csum-partial_64.c"
+expect 2 "which the patch reads or changes" -- "$CSUMTUNE" patch --tree "$own" --params carry=adc --no-figures -o "$own/arch/x86/lib/../lib/csum-partial_64.S"
+expect 2 "which the patch reads or changes" -- "$CSUMTUNE" patch --tree "$own" --params carry=adc,kind=copy --no-figures -o "$own/arch/x86/lib/csum-copy_64.S"
+expect 2 "which the patch reads or changes" -- "$CSUMTUNE" patch --tree "$own" --params carry=adc --no-figures -o "$own/Makefile"
+expect 2 "which the patch reads or changes" -- "$CSUMTUNE" patch --tree "$own" --params carry=adc --no-figures -o "$work/to-makefile"
+cp "$winner" "$work/winner-copy.json"
+expect 2 "which the patch reads or changes" -- "$CSUMTUNE" patch --tree "$own" --results "$work/winner-copy.json" --no-figures -o "$work/winner-copy.json"
+check "... the tree's files untouched, no .S created" bash -c "
+  diff -r '$own' '$work/own-before' >/dev/null && cmp -s '$winner' '$work/winner-copy.json'"
+
 [[ $failures -eq 0 ]] && echo "kernel-patch: all checks passed" || { echo "kernel-patch: $failures failed"; exit 1; }

@@ -7,6 +7,8 @@
 #include <fstream>
 
 #include "csumtune/gen/params.hpp"
+#include "one_line.hpp"
+#include "patch/git_identity.hpp"
 #include "patch/kernel_patch.hpp"
 #include "patch/make_patch.hpp"
 
@@ -124,8 +126,11 @@ TEST_F(KernelTreeFixture, PatchMadeByALibraryCallForBothKinds) {
       ct.rfind("x86/csum: Replace csum_partial_copy_generic() with a loop tuned for Some\n\n", 0),
       0u)
       << ct;
-  EXPECT_NE(ct.find("It is the winner of a csumtune tuning run on Some  CPU"), std::string::npos)
+  // The brand's padding squeezed in the body too.
+  EXPECT_NE(ct.find("It is the winner of a csumtune tuning run on Some CPU 9000 (key key)"),
+            std::string::npos)
       << ct;
+  EXPECT_EQ(ct.find("  ("), std::string::npos) << ct;
   EXPECT_NE(ct.find("which need ADX."), std::string::npos);
   EXPECT_NE(ct.find("Code size of csum_partial_copy_generic(): unknown before"), std::string::npos);
   EXPECT_NE(ct.find("Regenerate: csumtune patch --tree . --results "
@@ -147,6 +152,59 @@ TEST_F(KernelTreeFixture, PatchMadeByALibraryCallForBothKinds) {
   write(kCsumS, "/* replaced */\n");
   EXPECT_THROW(makePatch(request), TreeError);
   EXPECT_EQ(accepted, 2);
+}
+
+// A results file's text cannot add a mail header, a line, a bidi override or code: one line,
+// '?' for each control, "*/" broken up.
+TEST_F(KernelTreeFixture, PatchTextFromResultsIsOneSafeLine) {
+  PatchRequest request;
+  request.tree = root_.string();
+  request.params = gen::parseParams("carry=adc,chains=4,unroll=16");
+  request.figures = false;
+  request.tunedOn = TunedOn{"results.json",
+                            "AMD\x1b[2J\nSubject: evil\u202e */ .globl pwned; pwned: ud2; /* EPYC",
+                            "key\r\nX-Evil: 1",
+                            "kernel\x7f",
+                            "1500:1",
+                            "hot\u2066",
+                            std::string("busy\nSubject: twice")};
+  const std::string text = makePatch(request).text;
+  EXPECT_EQ(text.find('\x1b'), std::string::npos);
+  EXPECT_EQ(text.find('\x7f'), std::string::npos);
+  EXPECT_EQ(text.find('\r'), std::string::npos);
+  EXPECT_EQ(text.find("\u202e"), std::string::npos);
+  EXPECT_EQ(text.find("\u2066"), std::string::npos);
+  EXPECT_EQ(text.find("\nSubject: "), std::string::npos) << text;
+  EXPECT_EQ(text.find("\nX-Evil"), std::string::npos) << text;
+  EXPECT_EQ(text.find("*/ .globl"), std::string::npos) << text;
+  EXPECT_EQ(text.find("\n+pwned:"), std::string::npos) << text;
+  EXPECT_NE(text.find("AMD?[2J?Subject: evil? * / .globl pwned;"), std::string::npos) << text;
+}
+
+TEST(Patch, OneLineText) {
+  EXPECT_EQ(oneLine("AMD EPYC  7B13  64-Core Processor   "), "AMD EPYC 7B13 64-Core Processor");
+  EXPECT_EQ(oneLine("a\nb\tc\x1b\x7f"), "a?b?c??");
+  EXPECT_EQ(oneLine("x */ y /* z"), "x * / y / * z");
+  EXPECT_EQ(oneLine("a*/b"), "a* /b");
+  EXPECT_EQ(oneLine("J\u00fcrgen \u200b\u202a\u202e\u2069\u061c\ufeff\u00c2\u0085"),
+            "J\u00fcrgen ??????\u00c2?");
+  EXPECT_EQ(oneLine("bad \xff\xc3 \xe2\x80"), "bad ?? ??");
+  EXPECT_FALSE(hasUnsafeChars("J\u00fcrgen M\u00fcller"));
+  EXPECT_TRUE(hasUnsafeChars("a\u202eb"));
+  EXPECT_TRUE(hasUnsafeChars("a\xc3"));
+}
+
+TEST(Patch, FromHeaderNameAsGitWritesIt) {
+  EXPECT_EQ(fromHeaderName("A Developer"), "A Developer");
+  EXPECT_EQ(fromHeaderName("Doe, Jane"), "\"Doe, Jane\"");
+  EXPECT_EQ(fromHeaderName("J. \"Q\" Back\\slash"), "\"J. \\\"Q\\\" Back\\\\slash\"");
+  EXPECT_EQ(fromHeaderName("J\u00fcrgen M\u00fcller"), "=?UTF-8?B?SsO8cmdlbiBNw7xsbGVy?=");
+  EXPECT_EQ(identityProblem("Evil\u202eName", "dev@example.org"),
+            "it holds a Unicode bidi or format control, or bytes that are not UTF-8");
+  EXPECT_EQ(identityProblem("Bad \xff", "dev@example.org"),
+            "it holds a Unicode bidi or format control, or bytes that are not UTF-8");
+  EXPECT_EQ(identityProblem(std::string(201, 'a'), "dev@example.org"), "it is over 200 characters");
+  EXPECT_EQ(identityProblem("J\u00fcrgen M\u00fcller", "dev@example.org"), "");
 }
 
 TEST(Patch, AWholeFileDiffCreatesOrDeletes) {

@@ -2,8 +2,11 @@
 // kernel developer would send — the tree's csum-partial_64.c replaced by the tuned .S — as a
 // unified diff with a kernel-style commit message and figures measured against the tree's
 // own file. The work is tuner::makePatch (patch/make_patch.hpp); this reads the options.
+#include <filesystem>
 #include <iostream>
 #include <optional>
+
+#include <fmt/format.h>
 
 #include "cli_support.hpp"
 #include "commands.hpp"
@@ -50,8 +53,30 @@ tuner::PatchRequest requestOf(const PatchOptions& o) {
   return request;
 }
 
+// -o naming (through links) a file the patch reads or changes, or the results file, would
+// overwrite its own input with the patch: refused before anything is written.
+void refuseOutputOverInput(const std::string& out, const tuner::PatchRequest& request,
+                           const std::string& results) {
+  if (out == "-") return;
+  namespace fs = std::filesystem;
+  std::vector<std::string> inputs = tuner::patchedFiles(request);
+  if (!results.empty()) inputs.push_back(results);
+  std::error_code ec;
+  const fs::path target = fs::weakly_canonical(out, ec);
+  for (const std::string& input : inputs) {
+    std::error_code ec2, ec3;
+    const bool same =
+        (!ec && target == fs::weakly_canonical(input, ec2) && !ec2) ||
+        (fs::exists(out, ec3) && fs::exists(input, ec3) && fs::equivalent(out, input, ec3) && !ec3);
+    if (same)
+      throw UsageError(
+          fmt::format("-o {} is {}, which the patch reads or changes: refused", out, input));
+  }
+}
+
 int runPatch(const PatchOptions& o) {
   tuner::PatchRequest request = requestOf(o);
+  refuseOutputOverInput(o.out, request, o.results);
   request.accepted = [&o] { checkOutput(o.out); };
   tuner::PatchResult patch;
   try {

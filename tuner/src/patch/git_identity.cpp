@@ -3,10 +3,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <vector>
 
 #include <fmt/format.h>
+
+#include "one_line.hpp"
 
 namespace csumtune::tuner {
 namespace {
@@ -30,12 +34,15 @@ std::string gitConfig(const std::string& root, const char* key) {
     _exit(127);
   }
   close(out[1]);
+  // All of it is read (git is not cut off mid-write, which would read as "not set"), at most
+  // 1 KiB and a byte kept: a longer value is refused as too long, not taken for missing.
   std::string value;
   char buffer[1024];
-  for (ssize_t n; value.size() < 1024 && (n = read(out[0], buffer, sizeof buffer)) != 0;) {
+  for (ssize_t n; (n = read(out[0], buffer, sizeof buffer)) != 0;) {
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) break;
-    value.append(buffer, static_cast<std::size_t>(n));
+    if (value.size() <= 1024)
+      value.append(buffer, std::min(static_cast<std::size_t>(n), 1025 - value.size()));
   }
   close(out[0]);
   int status = 0;
@@ -44,6 +51,22 @@ std::string gitConfig(const std::string& root, const char* key) {
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return "";
   if (!value.empty() && value.back() == '\n') value.pop_back();  // git's own line end
   return value;
+}
+
+std::string base64(const std::string& bytes) {
+  static constexpr char kDigits[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  for (std::size_t at = 0; at < bytes.size(); at += 3) {
+    std::uint32_t group = static_cast<unsigned char>(bytes[at]) << 16;
+    if (at + 1 < bytes.size()) group |= static_cast<unsigned char>(bytes[at + 1]) << 8;
+    if (at + 2 < bytes.size()) group |= static_cast<unsigned char>(bytes[at + 2]);
+    out += kDigits[(group >> 18) & 63];
+    out += kDigits[(group >> 12) & 63];
+    out += at + 1 < bytes.size() ? kDigits[(group >> 6) & 63] : '=';
+    out += at + 2 < bytes.size() ? kDigits[group & 63] : '=';
+  }
+  return out;
 }
 
 bool hasControl(const std::string& text) {
@@ -55,20 +78,46 @@ bool hasControl(const std::string& text) {
 }  // namespace
 
 std::string identityProblem(const std::string& name, const std::string& email) {
+  if (name.size() > 200 || email.size() > 200) return "it is over 200 characters";
   if (hasControl(name) || hasControl(email))
     return "it holds a control character (a line break would add a mail header)";
   if (name.find_first_of("<>") != std::string::npos) return "the name holds < or >";
   if (email.find_first_of("<> ,;\"") != std::string::npos || email.find('@') == std::string::npos)
     return "the address is not of the form user@host";
-  if (name.size() > 200 || email.size() > 200) return "it is over 200 characters";
+  if (hasUnsafeChars(name) || hasUnsafeChars(email))
+    return "it holds a Unicode bidi or format control, or bytes that are not UTF-8";
   return "";
+}
+
+std::string fromHeaderName(const std::string& name) {
+  const bool ascii = std::all_of(name.begin(), name.end(),
+                                 [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+  if (!ascii) {
+    // RFC 2047 encoded words of at most 75 characters, each whole UTF-8 characters, as git
+    // format-patch writes them; the space between two words is not part of the name.
+    std::string out;
+    for (std::size_t at = 0; at < name.size();) {
+      std::size_t end = std::min(name.size(), at + 45);
+      while (end < name.size() && (static_cast<unsigned char>(name[end]) & 0xC0) == 0x80) --end;
+      out += (out.empty() ? "" : " ") + ("=?UTF-8?B?" + base64(name.substr(at, end - at)) + "?=");
+      at = end;
+    }
+    return out;
+  }
+  if (name.find_first_of("\"(),;:@[]\\.") == std::string::npos) return name;
+  std::string quoted = "\"";
+  for (const char c : name) {
+    if (c == '"' || c == '\\') quoted += '\\';
+    quoted += c;
+  }
+  return quoted + "\"";
 }
 
 GitIdentity gitIdentity(const std::string& root) {
   const std::string name = gitConfig(root, "user.name"), email = gitConfig(root, "user.email");
   if (name.empty() || email.empty()) return {};
   if (std::string why = identityProblem(name, email); !why.empty()) return {"", why};
-  return {fmt::format("{} <{}>", name, email), ""};
+  return {fmt::format("{} <{}>", fromHeaderName(name), email), ""};
 }
 
 }  // namespace csumtune::tuner

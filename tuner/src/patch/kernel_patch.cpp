@@ -66,6 +66,33 @@ std::string diffstat(const std::vector<Change>& changes) {
   return out;
 }
 
+// The first component of `relative` under `top` that is a symbolic link ("" when none is).
+std::string firstLink(const fs::path& top, const fs::path& relative) {
+  std::error_code ec;
+  fs::path at = top, walked;
+  for (const fs::path& part : relative) {
+    at /= part;
+    walked /= part;
+    if (fs::is_symlink(at, ec)) return walked.string();
+  }
+  return "";
+}
+
+// Refuses `relative` when it resolves (links followed) outside the tree: a tree whose arch or
+// arch/x86/lib is a link elsewhere would have the patch read, and measure, another file.
+void requireInside(const std::string& root, const fs::path& canonicalRoot,
+                   const std::string& relative) {
+  const fs::path top(root);
+  std::error_code ec;
+  const fs::path resolved = fs::weakly_canonical(top / relative, ec);
+  if (ec) throw TreeError(fmt::format("cannot resolve {}/{}: {}", root, relative, ec.message()));
+  const fs::path inside = resolved.lexically_relative(canonicalRoot);
+  if (!inside.empty() && *inside.begin() != ".." && inside.is_relative()) return;
+  const std::string link = firstLink(top, relative);
+  throw TreeError(fmt::format("{}/{} is a symbolic link out of the tree (to {}): refused", root,
+                              link.empty() ? relative : link, resolved.string()));
+}
+
 }  // namespace
 
 std::string KernelTree::versionText() const {
@@ -81,6 +108,10 @@ KernelTree readKernelTree(const std::string& root, PatchTarget target) {
     throw TreeError(root + " is not a kernel tree (no Makefile)");
   if (!fs::is_directory(top / "arch/x86/lib", ec))
     throw TreeError(root + " is not an x86 kernel tree (no arch/x86/lib)");
+  const fs::path canonicalRoot = fs::canonical(top, ec);
+  if (ec) throw TreeError(fmt::format("cannot resolve {}: {}", root, ec.message()));
+  requireInside(root, canonicalRoot, "Makefile");
+  requireInside(root, canonicalRoot, "arch/x86/lib");
   KernelTree tree;
   tree.root = root;
   tree.git = fs::exists(top / ".git", ec);
@@ -110,6 +141,7 @@ KernelTree readKernelTree(const std::string& root, PatchTarget target) {
   auto readSource = [&](const char* path, const char* mustDefine) {
     if (!fs::exists(fs::symlink_status(top / path, ec)))
       throw TreeError(fmt::format("{} has no {}", root, path));
+    requireInside(root, canonicalRoot, path);
     std::string text;
     try {
       text = readBoundedFile(top / path, {kMaxSource, Links::Refuse});

@@ -11,6 +11,7 @@
 #include "measure/code_size.hpp"
 #include "measure/kernel_source.hpp"
 #include "measure/timed_kernels.hpp"
+#include "one_line.hpp"
 #include "patch/git_identity.hpp"
 #include "patch/kernel_patch.hpp"
 #include "patch/patch_figures.hpp"
@@ -120,33 +121,38 @@ std::string portableResultsPath(const std::string& path) {
 
 std::string tunedText(const PatchRequest& r) {
   if (!r.tunedOn) return "Its parameters were given explicitly (csumtune patch --params).";
+  // Every field is the results file's text: one line each, CPUID's padding squeezed.
   const TunedOn& t = *r.tunedOn;
   return fmt::format(
       "It is the winner of a csumtune tuning run on {} (key {}) for the {} profile ({}), {} "
       "cache{}.",
-      t.cpuBrand, t.cpuKey, t.profile, t.profileSpec, t.cache,
-      t.contention ? " (" + *t.contention + ")" : "");
+      oneLine(t.cpuBrand), oneLine(t.cpuKey), oneLine(t.profile), oneLine(t.profileSpec),
+      oneLine(t.cache), t.contention ? " (" + oneLine(*t.contention) + ")" : "");
 }
 
 std::string regenerateText(const PatchRequest& r) {
   if (!r.tunedOn) return fmt::format("csumtune patch --tree . --params {}", r.params.toString());
   return fmt::format("csumtune patch --tree . --results {}",
-                     portableResultsPath(r.tunedOn->resultsPath));
+                     oneLine(portableResultsPath(r.tunedOn->resultsPath)));
 }
 
 // "x86/csum: Replace FUNCTION with a loop tuned for CPU", at most 72 columns: the CPU is the
 // results' (not the machine patch runs on), cut at a word when it would not fit.
 std::string subjectOf(const KindOfPatch& kind, const PatchRequest& r) {
   const std::string function = std::string(kind.symbol) + "()";
-  std::string cpu = r.tunedOn ? squeezeSpaces(r.tunedOn->cpuBrand) : "";
+  std::string cpu = r.tunedOn ? oneLine(r.tunedOn->cpuBrand) : "";
   if (cpu.empty())
     return fmt::format("x86/csum: Replace {} with a generated {} loop", function,
                        gen::toString(r.params.carry));
   const std::string head = fmt::format("x86/csum: Replace {} with a loop tuned for ", function);
   while (head.size() + cpu.size() > 72 && cpu.find(' ') != std::string::npos)
     cpu = cpu.substr(0, cpu.rfind(' '));
-  if (head.size() + cpu.size() > 72)
-    cpu = cpu.substr(0, 72 - std::min<std::size_t>(head.size(), 72));
+  if (head.size() + cpu.size() > 72) {
+    std::size_t cut = 72 - std::min<std::size_t>(head.size(), 72);
+    // Not inside a UTF-8 sequence: back to the start of the character cut.
+    while (cut > 0 && (static_cast<unsigned char>(cpu[cut]) & 0xC0) == 0x80) --cut;
+    cpu = cpu.substr(0, cut);
+  }
   return head + cpu;
 }
 
@@ -232,9 +238,9 @@ PatchResult makePatch(const PatchRequest& r) {
     const GitIdentity identity = gitIdentity(tree.root);
     if (!identity.refused.empty())
       result.notes.push_back("the tree's git identity is not used as the patch's author: " +
-                             identity.refused);
+                             identity.refused + ": a plain patch, not git format-patch");
     patch.author = identity.author;
-    if (patch.author.empty())
+    if (patch.author.empty() && identity.refused.empty())
       result.notes.push_back(
           r.tree + " has no git user.name/user.email: a plain patch, not git format-patch");
   }
@@ -246,6 +252,13 @@ PatchResult makePatch(const PatchRequest& r) {
     patch.files = {{kind.replaced, {tree.cFile, ""}}, {kind.added, {"", sFile}}};
   result.text = renderPatch(patch);
   return result;
+}
+
+std::vector<std::string> patchedFiles(const PatchRequest& r) {
+  const KindOfPatch& kind = kindOf(r.params);
+  std::vector<std::string> files{r.tree + "/Makefile", r.tree + "/" + kind.replaced};
+  if (std::string_view(kind.replaced) != kind.added) files.push_back(r.tree + "/" + kind.added);
+  return files;
 }
 
 }  // namespace csumtune::tuner

@@ -62,4 +62,8 @@ struct PatchResult {
 // "unknown", there are no figures, and a note says why.
 PatchResult makePatch(const PatchRequest& request);
 
+// The files of request.tree that makePatch reads or its patch changes (the Makefile, the
+// replaced file, the added .S), as paths under the tree: where the patch must not be written.
+std::vector<std::string> patchedFiles(const PatchRequest& request);
+
 }  // namespace csumtune::tuner

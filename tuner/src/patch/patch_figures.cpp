@@ -8,6 +8,7 @@
 #include "measure/stats.hpp"
 #include "measure/timer.hpp"
 #include "measure/workload.hpp"
+#include "one_line.hpp"
 #include "patch/kernel_patch.hpp"
 #include "patch/make_patch.hpp"
 
@@ -47,7 +48,7 @@ std::string measureFigures(int cpu, const TimedKernel& before, const TimedKernel
              "Measured in user space on {} (CPU {} pinned), the tree's own {} {} "
              "against the new code, calls chained through the sum, median of "
              "{} interleaved samples, {} per byte{}:",
-             squeezeSpaces(hostCpu().brand), cpu, file,
+             oneLine(hostCpu().brand), cpu, file,
              file.ends_with(".S") ? "assembled for user space" : "built for user space (gcc -O2)",
              config.repeat, cycles ? "cycles" : "core cycles",
              cycles ? ""
