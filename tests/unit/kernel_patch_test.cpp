@@ -11,6 +11,7 @@
 #include "patch/git_identity.hpp"
 #include "patch/kernel_patch.hpp"
 #include "patch/make_patch.hpp"
+#include "source_file.hpp"
 
 namespace csumtune::tuner {
 namespace {
@@ -192,6 +193,23 @@ TEST(Patch, OneLineText) {
   EXPECT_FALSE(hasUnsafeChars("J\u00fcrgen M\u00fcller"));
   EXPECT_TRUE(hasUnsafeChars("a\u202eb"));
   EXPECT_TRUE(hasUnsafeChars("a\xc3"));
+}
+
+// tune's winner.S prints the CPUID brand (a hypervisor sets it) in its header: one line there,
+// nothing that closes the comment.
+TEST(Patch, SourceHeaderTextIsOneSafeLine) {
+  SourceRequest request;
+  request.params = gen::parseParams("carry=adc");
+  request.style = SourceStyle::Gas;
+  request.tunedOn = "AMD */ .globl pwned; pwned: ud2; /* EPYC\nX  Y\x1b";
+  request.figures = "fast\r\n*/ nop";
+  const std::string text = renderSource(request);
+  EXPECT_NE(text.find(" * tuned on:     AMD * / .globl pwned; pwned: ud2; / * EPYC?X Y?\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find(" * figures:      fast??* / nop\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("*/ .globl"), std::string::npos);
+  EXPECT_EQ(text.find('\x1b'), std::string::npos);
 }
 
 TEST(Patch, FromHeaderNameAsGitWritesIt) {
