@@ -172,6 +172,9 @@ std::vector<std::string> lintKernelText(const std::string& text,
   std::vector<std::pair<std::size_t, std::vector<std::string>>> work{{0, {}}};
   static const std::regex push(R"(^\s*push[q]?\s+(%\w+))"), pop(R"(^\s*pop[q]?\s+(%\w+))");
   static const std::regex ret(R"(^\s*RET\b)");
+  // Boot-time patching: the jump stays on a CPU without the feature, becomes NOPs with it.
+  static const std::regex alternative(
+      R"re(^\s*ALTERNATIVE\s+"jmp\s+(\.L\w+)",\s*"",\s*X86_FEATURE_\w+\s*$)re");
   int returns = 0;
   while (!work.empty()) {
     auto [i, stack] = work.back();
@@ -194,6 +197,13 @@ std::vector<std::string> lintKernelText(const std::string& text,
         ++returns;
         if (!stack.empty()) problems.push_back("RET with " + stack.back() + " still pushed");
         break;
+      }
+      if (body[i].find("ALTERNATIVE") != std::string::npos) {
+        if (!std::regex_match(body[i], m, alternative) || !labels.count(m[1])) {
+          problems.push_back("an ALTERNATIVE the lint does not know: " + body[i]);
+          break;
+        }
+        work.push_back({labels[m[1]], stack});  // both paths: with and without the feature
       }
       if (std::regex_match(body[i], m, entry)) {
         if (!labels.count(m[2])) {
