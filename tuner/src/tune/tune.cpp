@@ -307,13 +307,13 @@ void tuneInterruptibly(TuneRun& run, TuneMeasurer& measurer, const TuneSettings&
                                     "give --time more than --wait-quiet, or tune when it is quiet"
                                   : ""));
   }
-  // Nothing wrong, only nothing usable (every kernel over the size limit, or refused): not a
-  // failed check.
+  // Nothing wrong, only nothing small enough (every correct kernel over the size limit): not
+  // a failed check.
   const auto count = [&](EvalStatus status) {
     return std::count_if(run.evaluations.begin(), run.evaluations.end(),
                          [&](const Evaluation& e) { return e.status == status; });
   };
-  if (top.empty() && count(EvalStatus::Wrong) == 0) {
+  if (top.empty() && count(EvalStatus::Wrong) == 0 && count(EvalStatus::TooBig) > 0) {
     return finish(TuneEnd::NothingMeasured,
                   fmt::format("no candidate could win: of {} evaluated, {} were over the size "
                               "limit ({} bytes) and {} were refused, none was wrong; allow more "

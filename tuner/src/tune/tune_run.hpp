@@ -23,7 +23,7 @@ enum class TuneEnd {
   Interrupted,          // Ctrl-C: progress kept, no winner (continue with --resume)
   NoCorrectCandidate,   // every candidate was wrong or refused
   NothingMeasured,      // nothing wrong, nothing usable: the time ran out while waiting for a
-                        // quiet machine, or every candidate was too big or refused
+                        // quiet machine, or every correct candidate was over the size limit
   WinnerFailedFullPlan  // the best candidate failed the full correctness plan
 };
 
