@@ -2,7 +2,8 @@
  * as on a CPU without the feature before (or without) boot-time patching. */
 #ifndef CSUMTUNE_STUB_ALTERNATIVE_H
 #define CSUMTUNE_STUB_ALTERNATIVE_H
-/* clang-format off: assembler macro lines, not C */
+/* (assembler macro lines, not C: kept from clang-format) */
+/* clang-format off */
 .macro ALTERNATIVE oldinstr, newinstr, ft_flags
 	\oldinstr
 .endm
