@@ -183,16 +183,6 @@ std::string wrapParagraph(const std::string& text) {
   return out + line;
 }
 
-std::string squeezeSpaces(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    if (c == ' ' && (out.empty() || out.back() == ' ')) continue;
-    out += c;
-  }
-  while (!out.empty() && out.back() == ' ') out.pop_back();
-  return out;
-}
-
 std::string fileDiff(const std::string& path, const std::string& before, const std::string& after) {
   const auto oldLines = linesOf(before), newLines = linesOf(after);
   std::string out = fmt::format("diff --git a/{0} b/{0}\n", path);

@@ -55,9 +55,6 @@ struct PatchText {
 // A paragraph wrapped at 72 columns, as commit messages are (words never split).
 std::string wrapParagraph(const std::string& text);
 
-// The text without trailing and repeated spaces (CPUID brand strings are padded).
-std::string squeezeSpaces(const std::string& text);
-
 // The patch: format-patch shape when `author` is set, else the message, "---", a diffstat
 // and the diffs (what `patch -p1` and `git apply` take).
 std::string renderPatch(const PatchText& patch);
