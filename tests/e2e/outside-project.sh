@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by the installed-package tests. build_outside_project BUILD_DIR PROJECT_DIR WORK:
 # installs the build tree into WORK/prefix (what `cmake --install` gives a user) and builds
 # PROJECT_DIR, which knows csumtune only through find_package(csumtune), into WORK/build.

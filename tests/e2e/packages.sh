@@ -1,28 +1,25 @@
-# Sourced by the end-to-end scripts that need Debian packages beyond the build's:
+# shellcheck shell=bash
+# Debian packages and kernel trees for the end-to-end scripts (and scripts/fuzz.sh); sources
+# lib.sh, whose skip it uses.
 #   ensure_packages LOG_PREFIX PACKAGE...
-# installs what is missing when run as root (CI), and otherwise exits 77 (skipped) — or 1 in
-# CI (CSUMTUNE_CI=1, set by .ci/run), where a skip would hide a broken test.
+# installs what is missing when run as root (CI), and otherwise skips (exit 77; in CI, where
+# CSUMTUNE_CI=1 and a skip would hide a broken test, a FAIL and exit 1).
+# shellcheck source=lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 ensure_packages() {
-  local prefix=$1
+  local E2E_NAME=$1  # the name skip and log say
   shift
-  local missing=()
+  local missing=() pkg
   for pkg in "$@"; do
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
   done
   [[ ${#missing[@]} -eq 0 ]] && return 0
-  if [[ $(id -u) -ne 0 ]]; then
-    if [[ ${CSUMTUNE_CI:-0} == 1 ]]; then
-      echo "$prefix: FAIL: needs ${missing[*]} and cannot install them (not root) in CI"
-      exit 1
-    fi
-    echo "$prefix: SKIP: needs ${missing[*]} (run as root to install them)"
-    exit 77
-  fi
-  echo "$prefix: installing ${missing[*]}"
+  [[ $(id -u) -eq 0 ]] || skip "needs ${missing[*]} (run as root to install them)"
+  log "installing ${missing[*]}"
   if ! DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null 2>&1; then
     DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null 2>&1
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null ||
-      { echo "$prefix: apt-get install ${missing[*]} failed"; exit 1; }
+      die "apt-get install ${missing[*]} failed"
   fi
 }
 
