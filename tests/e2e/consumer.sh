@@ -4,8 +4,9 @@
 set -euo pipefail
 BUILD=${1:?usage: consumer.sh BUILD_DIR CONSUMER_SOURCE_DIR}
 SOURCE=${2:?}
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
+source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/outside-project.sh"
+tmpdir WORK
 build_outside_project "$BUILD" "$SOURCE" "$WORK"
-"$WORK/build/consumer"
+check "the outside project, built against the installed package, runs" "$WORK/build/consumer"
+finish

@@ -5,9 +5,9 @@
 set -euo pipefail
 BUILD=${1:?usage: example.sh BUILD_DIR SOURCE_DIR}
 SOURCE=${2:?}
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
+source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/outside-project.sh"
+tmpdir WORK
 build_outside_project "$BUILD" "$SOURCE/examples/checksum-files" "$WORK"
 
 head -c 0 /dev/urandom >"$WORK/empty"
@@ -35,7 +35,7 @@ json.dump(d, open(sys.argv[2], "w"))' "$SOURCE/results/amd-19-11-1-0a1bbd54/kern
 fi
 unset CSUMTUNE_RESULTS
 "$WORK/build/checksum-files" "${files[@]}" >"$WORK/got" 2>"$WORK/origin"
-python3 - "$WORK/got" "${files[@]}" <<'PY'
+check "every file's checksum is right (empty, odd lengths, over a 1 MiB chunk)" python3 - "$WORK/got" "${files[@]}" <<'PY'
 import sys
 got = open(sys.argv[1]).read().split("\n")
 for line, path in zip(got, sys.argv[2:]):
@@ -47,12 +47,12 @@ for line, path in zip(got, sys.argv[2:]):
         s = (s & 0xFFFF) + (s >> 16)
     want = f"{(~s) & 0xFFFF:04x}  {path}"
     if line != want:
-        sys.exit(f"FAIL: got '{line}', expected '{want}'")
-print(f"ok: {len(sys.argv) - 2} files checksummed correctly")
+        sys.exit(f"got '{line}', expected '{want}'")
+print(f"{len(sys.argv) - 2} files checksummed correctly")
 PY
 cat "$WORK/origin"
-grep -q "$installed/$key/.*results.json" "$WORK/origin" || { echo "FAIL: the results installed for $key under the relocated prefix were not used: $(cat "$WORK/origin")"; exit 1; }
-echo "ok: loaded the installed results for this CPU ($key)"
+check "loaded the results installed for this CPU ($key) under the relocated prefix" \
+  grep -q "$installed/$key/.*results.json" "$WORK/origin"
 # A missing file is an error (exit 2), not a crash.
-if "$WORK/build/checksum-files" "$WORK/nope" 2>/dev/null; then echo "FAIL: missing file accepted"; exit 1; fi
-echo "ok: missing file refused"
+expect --as "a missing file refused" 2 -- "$WORK/build/checksum-files" "$WORK/nope"
+finish
