@@ -6,7 +6,7 @@ BUILD=${1:?usage: consumer.sh BUILD_DIR CONSUMER_SOURCE_DIR}
 SOURCE=${2:?}
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/outside-project.sh"
-tmpdir WORK
-build_outside_project "$BUILD" "$SOURCE" "$WORK"
-check "the outside project, built against the installed package, runs" "$WORK/build/consumer"
+work=$(tmpdir)
+build_outside_project "$BUILD" "$SOURCE" "$work"
+check "the outside project, built against the installed package, runs" "$work/build/consumer"
 finish

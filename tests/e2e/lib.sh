@@ -28,11 +28,11 @@
 #                                   in CI (CSUMTUNE_CI=1) a FAIL and exit 1 instead: there a
 #                                   skip would hide a broken test
 # Temporary directories and cleanup (one EXIT trap; INT, TERM and HUP exit through it):
-#   tmpdir VAR                      a new temporary directory, its path in $VAR, removed at
-#                                   exit (kept and named with CSUMTUNE_E2E_KEEP=1)
+#   dir=$(tmpdir)                   a new directory in $E2E_TMP, the script's own temporary
+#                                   directory, removed at exit (kept with CSUMTUNE_E2E_KEEP=1)
 #   on_exit COMMAND [ARG...]        runs COMMAND at exit, the last registered first
-# Call tmpdir and on_exit in the script's own shell, not in $(...): a subshell's registrations
-# are lost with it, and so are the counts of checks run in one.
+# Call on_exit, and the checks, in the script's own shell, not in $(...) or ( ): what a
+# subshell registers or counts is lost with it.
 
 if [[ -z ${E2E_LIB_LOADED:-} ]]; then
 E2E_LIB_LOADED=1
@@ -151,14 +151,11 @@ on_exit() {
 }
 
 tmpdir() {
-  local dir
-  dir=$(mktemp -d -t "csumtune-$E2E_NAME.XXXXXX") || die "cannot create a temporary directory"
-  printf -v "$1" %s "$dir"
-  on_exit e2e_remove "$dir"
+  mktemp -d -p "$E2E_TMP" || die "cannot create a temporary directory in $E2E_TMP"
 }
 
-e2e_remove() {
-  if [[ ${CSUMTUNE_E2E_KEEP:-0} == 1 ]]; then log "kept $1"; else rm -rf "$1"; fi
+e2e_remove_tmp() {
+  if [[ ${CSUMTUNE_E2E_KEEP:-0} == 1 ]]; then log "kept $E2E_TMP"; else rm -rf "$E2E_TMP"; fi
 }
 
 e2e_exit() {
@@ -177,4 +174,6 @@ trap e2e_exit EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 trap 'exit 129' HUP
+E2E_TMP=$(mktemp -d -t "csumtune-$E2E_NAME.XXXXXX") || die "cannot create a temporary directory"
+on_exit e2e_remove_tmp
 fi

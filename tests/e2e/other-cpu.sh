@@ -10,18 +10,17 @@ set -uo pipefail
 CSUMTUNE=${1:?usage: other-cpu.sh CSUMTUNE UNIT_TESTS SOURCE_DIR}
 TESTS=${2:?}
 SOURCE=${3:?}
+source "$(dirname "$0")/lib.sh"
 key_of() { "$@" "$CSUMTUNE" cpu --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["key"])'; }
 own=$(key_of env)
 export CSUMTUNE_DISABLE_FEATURES=ADX,AVX2,AVX512F,AVX512_VNNI
 other=$(key_of env)
-echo "other-cpu: this host is $own; masked, it is $other"
-[[ -n $other && $other != "$own" ]] || { echo "other-cpu: FAIL: the masked CPU has the same key"; exit 1; }
-[[ ! -e $SOURCE/results/$other ]] || { echo "other-cpu: FAIL: results/$other exists: not a CPU without results"; exit 1; }
-failures=0
+log "this host is $own; masked, it is $other"
+[[ -n $other && $other != "$own" ]] || die "the masked CPU has the same key"
+[[ ! -e $SOURCE/results/$other ]] || die "results/$other exists: not a CPU without results"
 # (The whole-space suites depend on the features, not the identity: a subset of them.)
-"$TESTS" --gtest_brief=1 --gtest_filter='-AllShapes/*' || { echo "other-cpu: FAIL: unit suites"; failures=$((failures + 1)); }
-"$TESTS" --gtest_brief=1 --gtest_filter='AllShapes/*_u16*:AllShapes/*_u3_*:AllShapes/*_u3' ||
-  { echo "other-cpu: FAIL: whole-space subset"; failures=$((failures + 1)); }
-"$(dirname "$0")/cli.sh" "$CSUMTUNE" || { echo "other-cpu: FAIL: command-line checks"; failures=$((failures + 1)); }
-[[ $failures -eq 0 ]] && { echo "other-cpu: unit suites and CLI checks pass as CPU $other"; exit 0; }
-exit 1
+check "unit suites as CPU $other" "$TESTS" --gtest_brief=1 --gtest_filter='-AllShapes/*'
+check "whole-space subset as CPU $other" \
+  "$TESTS" --gtest_brief=1 --gtest_filter='AllShapes/*_u16*:AllShapes/*_u3_*:AllShapes/*_u3'
+check "command-line checks as CPU $other" "$(dirname "$0")/cli.sh" "$CSUMTUNE"
+finish

@@ -6,12 +6,11 @@
 #   tests/e2e/progress.sh CSUMTUNE
 set -uo pipefail
 CSUMTUNE=${1:?usage: progress.sh CSUMTUNE}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-failures=0
-tiny=(tune --kernel-safe --budget 12 --sizes 40:3,1500:1 --polish-shapes 1 --frame-shapes 1 --finalists 2)
+source "$(dirname "$0")/lib.sh"
+work=$(tmpdir)
+tiny=(tune --kernel-safe --budget 12 --sizes "40:3,1500:1" --polish-shapes 1 --frame-shapes 1 --finalists 2)
 for columns in 60 200; do
-  python3 - "$columns" "$work/run$columns" "$CSUMTUNE" "${tiny[@]}" <<'PY'
+  check "the progress line in $columns columns" python3 - "$columns" "$work/run$columns" "$CSUMTUNE" "${tiny[@]}" <<'PY'
 import fcntl, os, pty, re, select, struct, sys, termios
 columns, out, argv = int(sys.argv[1]), sys.argv[2], sys.argv[3:]
 pid, fd = pty.fork()
@@ -40,15 +39,15 @@ phases = {f.split()[1].rstrip(",") for f in drawn}
 assert {"search", "finalists", "sweep"} <= phases, phases
 assert re.search(r"^search .* in [0-9.]+ s;", text, re.M), text[-1500:]
 assert re.search(r"^time +[0-9.]+ s in all \(search [0-9.]+ s;", text, re.M), text[-1500:]
-print(f"ok:   {columns} columns: {len(drawn)} redraws, none wider than {columns - 1}; phases {sorted(phases)}")
+print(f"{columns} columns: {len(drawn)} redraws, none wider than {columns - 1}; phases {sorted(phases)}")
 PY
-  [[ $? -eq 0 ]] || { echo "FAIL: the progress line in $columns columns"; failures=$((failures + 1)); }
 done
 # Not a terminal: only the summary.
 "$CSUMTUNE" "${tiny[@]}" --out "$work/pipe" >"$work/out" 2>"$work/err"
-if [[ $? -eq 0 ]] && ! grep -qE $'(^|\r)tune: ' "$work/err" && grep -q "^time " "$work/out"; then
-  echo "ok:   stderr not a terminal: no progress line, the summary on stdout"
+status=$?
+if [[ $status -eq 0 ]] && ! grep -qE $'(^|\r)tune: ' "$work/err" && grep -q "^time " "$work/out"; then
+  pass "stderr not a terminal: no progress line, the summary on stdout"
 else
-  echo "FAIL: progress written to a non-terminal: $(head -c 300 "$work/err")"; failures=$((failures + 1))
+  fail "progress written to a non-terminal (status $status): $(head -c 300 "$work/err")"
 fi
-[[ $failures -eq 0 ]] && echo "progress: all checks passed" || { echo "progress: $failures failed"; exit 1; }
+finish
