@@ -3,12 +3,10 @@
 # same bytes as `--format bin` (the JIT's code); output files are written whole or not at all.
 set -u
 CSUMTUNE=${1:?usage: emit.sh path/to/csumtune}
+source "$(dirname "$0")/lib.sh"
 STUBS=$(cd "$(dirname "$0")/kernel-stubs" && pwd)
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
+WORK=$(tmpdir)
 HOST_FEATURES=$("$CSUMTUNE" cpu | sed -n 's/^features *//p')
-failures=0
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 
 # kernel_text_matches PARAMS JIT.bin KERNEL.bin: the kernel-style .text starts with the JIT's
 # bytes; for a kernel that needs ADX, with the ALTERNATIVE's jump first (the stand-in keeps the
@@ -43,28 +41,34 @@ shapes=(
 )
 for p in "${shapes[@]}"; do
   "$CSUMTUNE" emit --params "$p" --format bin -o "$WORK/jit.bin" || { fail "emit bin $p"; continue; }
+  size=$(stat -c %s "$WORK/jit.bin")
   # gas style: the whole .text is the function.
-  "$CSUMTUNE" emit --params "$p" --style gas --symbol tuned -o "$WORK/gas.S" &&
-    as "$WORK/gas.S" -o "$WORK/gas.o" &&
-    objcopy -O binary -j .text "$WORK/gas.o" "$WORK/gas.bin" || { fail "assemble gas $p"; continue; }
-  cmp -s "$WORK/jit.bin" "$WORK/gas.bin" || fail "gas bytes differ from JIT bytes for $p"
+  if ! { "$CSUMTUNE" emit --params "$p" --style gas --symbol tuned -o "$WORK/gas.S" &&
+         as "$WORK/gas.S" -o "$WORK/gas.o" &&
+         objcopy -O binary -j .text "$WORK/gas.o" "$WORK/gas.bin"; }; then
+    fail "assemble gas $p"; continue
+  fi
+  check "$p: gas text assembles to the JIT's $size bytes" cmp -s "$WORK/jit.bin" "$WORK/gas.bin"
   # kernel style, through the C preprocessor with stand-in kernel headers: csum_partial is
   # the first function in .text.
-  "$CSUMTUNE" emit --params "$p" -o "$WORK/kernel.S" &&
-    gcc -c -I"$STUBS" "$WORK/kernel.S" -o "$WORK/kernel.o" &&
-    objcopy -O binary -j .text "$WORK/kernel.o" "$WORK/kernel.bin" || { fail "assemble kernel $p"; continue; }
-  size=$(stat -c %s "$WORK/jit.bin")
-  kernel_text_matches "$p" "$WORK/jit.bin" "$WORK/kernel.bin" || fail "kernel-style bytes differ for $p"
-  if [[ $p == carry=adcx* ]]; then
-    grep -q '^ \* needs: *ADX' "$WORK/kernel.S" && grep -q '^\.Lcsum_partial_noadx:' "$WORK/kernel.S" &&
-      grep -q 'ALTERNATIVE "jmp .Lcsum_partial_noadx", "", X86_FEATURE_ADX' "$WORK/kernel.S" ||
-      fail "$p: kernel style does not name ADX or lacks its boot-time fallback"
-    grep -q '^ \* needs: *ADX' "$WORK/gas.S" || fail "$p: gas style does not say it needs ADX"
-  else
-    grep -q '^ \* needs: *nothing beyond x86-64' "$WORK/kernel.S" || fail "$p: kernel style does not say what it needs"
+  if ! { "$CSUMTUNE" emit --params "$p" -o "$WORK/kernel.S" &&
+         gcc -c -I"$STUBS" "$WORK/kernel.S" -o "$WORK/kernel.o" &&
+         objcopy -O binary -j .text "$WORK/kernel.o" "$WORK/kernel.bin"; }; then
+    fail "assemble kernel $p"; continue
   fi
-  grep -q "ip_compute_csum" "$WORK/kernel.S" || fail "kernel style lacks ip_compute_csum"
-  echo "ok:   $p: gas and kernel text assemble to the JIT's $size bytes"
+  check "$p: kernel text assembles to the JIT's $size bytes" kernel_text_matches "$p" "$WORK/jit.bin" "$WORK/kernel.bin"
+  if [[ $p == carry=adcx* ]]; then
+    if grep -q '^ \* needs: *ADX' "$WORK/kernel.S" && grep -q '^\.Lcsum_partial_noadx:' "$WORK/kernel.S" &&
+       grep -q 'ALTERNATIVE "jmp .Lcsum_partial_noadx", "", X86_FEATURE_ADX' "$WORK/kernel.S"; then
+      pass "$p: kernel style names ADX and has its boot-time fallback"
+    else
+      fail "$p: kernel style does not name ADX or lacks its boot-time fallback"
+    fi
+    check "$p: gas style says it needs ADX" grep -q '^ \* needs: *ADX' "$WORK/gas.S"
+  else
+    check "$p: kernel style says it needs nothing beyond x86-64" grep -q '^ \* needs: *nothing beyond x86-64' "$WORK/kernel.S"
+  fi
+  check "$p: kernel style has ip_compute_csum" grep -q "ip_compute_csum" "$WORK/kernel.S"
 done
 
 # kind=copy: the gas text (symbol csum_and_copy) assembles to the JIT's bytes, and a C program
@@ -81,24 +85,29 @@ copies=(
   "carry=avx512,chains=4,unroll=16,exact=40,short=256,kind=copy"
 )
 for p in "${copies[@]}"; do
-  "$CSUMTUNE" emit --params "$p" --style gas --format bin -o "$WORK/jit.bin" &&
-    "$CSUMTUNE" emit --params "$p" --style gas -o "$WORK/copy.S" &&
-    as "$WORK/copy.S" -o "$WORK/copy.o" &&
-    objcopy -O binary -j .text "$WORK/copy.o" "$WORK/copy.bin" || { fail "emit/assemble $p"; continue; }
-  cmp -s "$WORK/jit.bin" "$WORK/copy.bin" || fail "gas bytes differ from JIT bytes for $p"
-  grep -q "uint32_t csum_and_copy(const void \*src, void \*dst, int len, uint32_t sum)" "$WORK/copy.S" ||
-    fail "$p: the .S does not state the copying contract"
+  if ! { "$CSUMTUNE" emit --params "$p" --style gas --format bin -o "$WORK/jit.bin" &&
+         "$CSUMTUNE" emit --params "$p" --style gas -o "$WORK/copy.S" &&
+         as "$WORK/copy.S" -o "$WORK/copy.o" &&
+         objcopy -O binary -j .text "$WORK/copy.o" "$WORK/copy.bin"; }; then
+    fail "emit/assemble $p"; continue
+  fi
+  check "$p: gas text = JIT bytes" cmp -s "$WORK/jit.bin" "$WORK/copy.bin"
+  check "$p: the .S states the copying contract" \
+    grep -q "uint32_t csum_and_copy(const void \*src, void \*dst, int len, uint32_t sum)" "$WORK/copy.S"
   # Run only where this CPU has what the kernel needs (the assembly above needs nothing).
   need=$(sed -n 's/^ \* needs: *\([A-Z0-9_, ]*\):.*/\1/p' "$WORK/copy.S" | head -1)
   missing=""
   for f in ${need//,/ }; do grep -q -- "+$f" <<<"$HOST_FEATURES" || missing="$missing $f"; done
   if [[ -n $missing ]]; then
-    echo "ok:   $p: gas text = JIT bytes (not run: this CPU lacks$missing)"
+    log "$p: not run: this CPU lacks$missing"
     continue
   fi
-  gcc -O1 -o "$WORK/copy_check" "$(dirname "$0")/copy/copy_check.c" "$WORK/copy.S" &&
-    out=$("$WORK/copy_check") && echo "ok:   $p: gas text = JIT bytes; linked from C: $out" ||
+  if gcc -O1 -o "$WORK/copy_check" "$(dirname "$0")/copy/copy_check.c" "$WORK/copy.S" &&
+     out=$("$WORK/copy_check"); then
+    pass "$p: linked from C: $out"
+  else
     fail "$p: linked from C: ${out:-did not build}"
+  fi
 done
 # kind=copy in kernel style: csum_partial_copy_generic(src, dst, len), an exception-table
 # entry on every load and store. Through the stand-in headers (whose _ASM_EXTABLE_UA fills a
@@ -107,40 +116,40 @@ done
 # runs into an inaccessible page returns 0 with the stack and callee-saved registers intact.
 for p in "${copies[@]}"; do
   [[ $p == carry=avx* ]] && continue
-  "$CSUMTUNE" emit --params "$p" --format bin -o "$WORK/kjit.bin" &&
-    "$CSUMTUNE" emit --params "$p" -o "$WORK/kcopy.S" &&
-    gcc -c -I"$STUBS" "$WORK/kcopy.S" -o "$WORK/kcopy.o" &&
-    objcopy -O binary -j .text "$WORK/kcopy.o" "$WORK/kcopy.bin" || { fail "emit/assemble kernel-style $p"; continue; }
-  kernel_text_matches "$p" "$WORK/kjit.bin" "$WORK/kcopy.bin" || fail "kernel-style copy bytes differ from the JIT's for $p"
-  grep -q "^SYM_FUNC_START(csum_partial_copy_generic)" "$WORK/kcopy.S" || fail "$p: kernel style is not csum_partial_copy_generic"
+  if ! { "$CSUMTUNE" emit --params "$p" --format bin -o "$WORK/kjit.bin" &&
+         "$CSUMTUNE" emit --params "$p" -o "$WORK/kcopy.S" &&
+         gcc -c -I"$STUBS" "$WORK/kcopy.S" -o "$WORK/kcopy.o" &&
+         objcopy -O binary -j .text "$WORK/kcopy.o" "$WORK/kcopy.bin"; }; then
+    fail "emit/assemble kernel-style $p"; continue
+  fi
+  check "$p: kernel-style copy = JIT bytes + fixups" kernel_text_matches "$p" "$WORK/kjit.bin" "$WORK/kcopy.bin"
+  check "$p: kernel style is csum_partial_copy_generic" \
+    grep -q "^SYM_FUNC_START(csum_partial_copy_generic)" "$WORK/kcopy.S"
   entries=$(grep -c "_ASM_EXTABLE_UA" "$WORK/kcopy.S")
-  gcc -O1 -I"$STUBS" -o "$WORK/fault_check" "$(dirname "$0")/copy/fault_check.c" "$WORK/kcopy.S" -Wl,-z,noexecstack &&
-    out=$("$WORK/fault_check") && echo "ok:   $p: kernel style ($entries exception-table entries) = JIT bytes + fixups; $out" ||
+  if gcc -O1 -I"$STUBS" -o "$WORK/fault_check" "$(dirname "$0")/copy/fault_check.c" "$WORK/kcopy.S" -Wl,-z,noexecstack &&
+     out=$("$WORK/fault_check"); then
+    pass "$p: kernel style ($entries exception-table entries) under fault_check: $out"
+  else
     fail "$p: kernel style under fault_check: ${out:-did not build or crashed}"
+  fi
 done
 
-expect2() {
-  local what=$1; shift
-  "$@" 2>"$WORK/err" >/dev/null
-  local status=$?
-  [[ $status -eq 2 ]] || { fail "$what: exit status $status, expected 2"; return; }
-  [[ -s "$WORK/err" ]] || fail "$what: no message"
-  echo "ok:   $what -> 2: $(head -c 100 "$WORK/err")"
-}
-expect2 "kind=copy of avx2 in kernel style" "$CSUMTUNE" emit --params carry=avx2,chains=2,unroll=8,kind=copy -o "$WORK/copy-kernel.S"
-[[ -e "$WORK/copy-kernel.S" ]] && fail "kind=copy of avx2 in kernel style left a file behind"
-expect2 "kind=copy of avx512vnni" "$CSUMTUNE" emit --params carry=avx512vnni,chains=2,unroll=4,kind=copy --style gas
-expect2 "kind=frob" "$CSUMTUNE" emit --params carry=adc,kind=frob --style gas
+expect --as "kind=copy of avx2 in kernel style" --message 2 -- \
+  "$CSUMTUNE" emit --params carry=avx2,chains=2,unroll=8,kind=copy -o "$WORK/copy-kernel.S"
+check "kind=copy of avx2 in kernel style left no file behind" test ! -e "$WORK/copy-kernel.S"
+expect --as "kind=copy of avx512vnni" --message 2 -- \
+  "$CSUMTUNE" emit --params carry=avx512vnni,chains=2,unroll=4,kind=copy --style gas
+expect --as "kind=frob" --message 2 -- "$CSUMTUNE" emit --params carry=adc,kind=frob --style gas
 
 # Bad input: exit 2, message, and nothing (not even a partial file) written.
-expect2 "bad symbol" "$CSUMTUNE" emit --params carry=adc --symbol "9-lives" -o "$WORK/bad.S"
-[[ -e "$WORK/bad.S" ]] && fail "bad symbol left a file behind"
-expect2 "bad params" "$CSUMTUNE" emit --params carry=adcx,chains=1 -o "$WORK/bad.S"
-expect2 "bad style" "$CSUMTUNE" emit --params carry=adc --style nasm
-expect2 "bad format" "$CSUMTUNE" emit --params carry=adc --format elf
-expect2 "missing params" "$CSUMTUNE" emit
-expect2 "unwritable output" "$CSUMTUNE" emit --params carry=adc -o "$WORK/no/such/dir/x.S"
-[[ -z "$(ls -A "$WORK/no" 2>/dev/null)" ]] || fail "partial output left behind"
-ls -a "$WORK" | grep -q '^\.bad\.S\.' && fail "temporary file left behind"
+expect --as "bad symbol" --message 2 -- "$CSUMTUNE" emit --params carry=adc --symbol "9-lives" -o "$WORK/bad.S"
+check "bad symbol left no file behind" test ! -e "$WORK/bad.S"
+expect --as "bad params" --message 2 -- "$CSUMTUNE" emit --params carry=adcx,chains=1 -o "$WORK/bad.S"
+expect --as "bad style" --message 2 -- "$CSUMTUNE" emit --params carry=adc --style nasm
+expect --as "bad format" --message 2 -- "$CSUMTUNE" emit --params carry=adc --format elf
+expect --as "missing params" --message 2 -- "$CSUMTUNE" emit
+expect --as "unwritable output" --message 2 -- "$CSUMTUNE" emit --params carry=adc -o "$WORK/no/such/dir/x.S"
+check "no partial output left behind" test -z "$(ls -A "$WORK/no" 2>/dev/null)"
+check "no temporary file left behind" test -z "$(compgen -G "$WORK/.bad.S.*")"
 
-[[ $failures -eq 0 ]] && echo "all emit checks passed" || { echo "$failures emit checks failed"; exit 1; }
+finish
