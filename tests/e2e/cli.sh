@@ -3,7 +3,8 @@
 # bad input, with a message on stderr; --help everywhere.
 set -u
 CSUMTUNE=${1:?usage: cli.sh path/to/csumtune}
-failures=0
+source "$(dirname "$0")/lib.sh"
+scratch=$(tmpdir)
 
 # interrupt_tune SIGNAL DELAY OUT ARGS...: a tune into OUT in the background, the signal
 # after DELAY seconds; its exit status in $status.
@@ -18,53 +19,44 @@ interrupt_tune() {
   status=$?
 }
 
-expect() {  # expect STATUS STDERR-SUBSTRING -- command args...
-  local want=$1 text=$2
-  shift 3
-  local err status
-  err=$("$@" 2>&1 >/dev/null)
-  status=$?
-  if [[ $status -ne $want ]]; then
-    echo "FAIL: '$*' exited $status, expected $want (stderr: $err)"
-    failures=$((failures + 1))
-  elif [[ -n $text && $err != *"$text"* ]]; then
-    echo "FAIL: '$*' stderr lacks '$text': $err"
-    failures=$((failures + 1))
-  else
-    echo "ok:   '$*' -> $status"
-  fi
-}
-
 expect 0 "" -- "$CSUMTUNE" --help
 expect 0 "" -- "$CSUMTUNE" cpu --help
 expect 0 "" -- "$CSUMTUNE" verify --help
 expect 0 "" -- "$CSUMTUNE"
 out=$("$CSUMTUNE")
-[[ $out == *tune* && $out == *patch* && $out == *verify* ]] && echo "ok:   a bare csumtune lists the verbs" ||
-  { echo "FAIL: a bare csumtune does not list the verbs: $out"; failures=$((failures + 1)); }
+if [[ $out == *tune* && $out == *patch* && $out == *verify* ]]; then
+  pass "a bare csumtune lists the verbs"
+else
+  fail "a bare csumtune does not list the verbs: $out"
+fi
 expect 2 "" -- "$CSUMTUNE" frobnicate
 expect 2 "verify needs --params P or --all" -- "$CSUMTUNE" verify
 expect 2 "adcx needs an even chain count" -- "$CSUMTUNE" verify --params carry=adcx,chains=3,unroll=3
 expect 2 "unknown key 'speed'" -- "$CSUMTUNE" verify --params speed=9
 # kind=copy: verified as a copy; not timed, not a kernel module (yet), not SIMD.
-out=$("$CSUMTUNE" verify --params carry=adc,chains=4,unroll=16,exact=40,kind=copy --quick 2>&1) &&
-  [[ $out == "ok    carry=adc,chains=4,unroll=16,prefetch=0,hint=t0,exact=40,kind=copy"* ]] &&
-  echo "ok:   verify checks a copying kernel" || { echo "FAIL: verify kind=copy: $out"; failures=$((failures + 1)); }
+if out=$("$CSUMTUNE" verify --params carry=adc,chains=4,unroll=16,exact=40,kind=copy --quick 2>&1) &&
+   [[ $out == "ok    carry=adc,chains=4,unroll=16,prefetch=0,hint=t0,exact=40,kind=copy"* ]]; then
+  pass "verify checks a copying kernel"
+else
+  fail "verify kind=copy: $out"
+fi
 # bench of copying kernels: against linux-csum-copy (first, the reference), copy-bound (the
 # floor: loads and stores, no sum) and memcpy + the summing kernel of the same loop; not
 # mixed with summing kernels.
-out=$("$CSUMTUNE" bench --baseline --params carry=adc,chains=2,unroll=8,kind=copy --sizes 40,1500 --repeat 5 --format csv 2>/dev/null) &&
-  [[ $out == *"linux-csum-copy"* && $out == *"carry=adc,chains=2,unroll=8,prefetch=0,hint=t0,kind=copy"* &&
-     $out == *"copy-bound"* &&
-     $out == *"memcpy+carry=adc,chains=2,unroll=8,prefetch=0,hint=t0"* ]] &&
-  echo "ok:   bench times a copying kernel beside linux-csum-copy and memcpy + sum" ||
-  { echo "FAIL: bench kind=copy: $out"; failures=$((failures + 1)); }
+if out=$("$CSUMTUNE" bench --baseline --params carry=adc,chains=2,unroll=8,kind=copy --sizes 40,1500 --repeat 5 --format csv 2>/dev/null) &&
+   [[ $out == *"linux-csum-copy"* && $out == *"carry=adc,chains=2,unroll=8,prefetch=0,hint=t0,kind=copy"* &&
+      $out == *"copy-bound"* &&
+      $out == *"memcpy+carry=adc,chains=2,unroll=8,prefetch=0,hint=t0"* ]]; then
+  pass "bench times a copying kernel beside linux-csum-copy and memcpy + sum"
+else
+  fail "bench kind=copy: $out"
+fi
 expect 2 "--two-pass goes with copying kernels" -- "$CSUMTUNE" bench --params carry=adc --two-pass carry=adc --sizes 64 --repeat 5
 expect 2 "--two-pass takes a summing kernel" -- "$CSUMTUNE" bench --params carry=adc,kind=copy --two-pass carry=adc,kind=copy --sizes 64 --repeat 5
 expect 2 "not both in one run" -- "$CSUMTUNE" bench --params carry=adc,kind=copy --params carry=adc --sizes 64 --repeat 5
 expect 2 "does not exist" -- "$CSUMTUNE" bench --params carry=adc,kind=copy --baseline-source /nonexistent-csum-copy_64.S --sizes 64 --repeat 5
-expect 2 "vector registers" -- "$CSUMTUNE" kmod --params carry=avx2,chains=2,unroll=8,kind=copy -o "${TMPDIR:-/tmp}/csumtune-copy-kmod-$$"
-[[ -e "${TMPDIR:-/tmp}/csumtune-copy-kmod-$$" ]] && { echo "FAIL: a refused kmod wrote its folder"; failures=$((failures + 1)); }
+expect 2 "vector registers" -- "$CSUMTUNE" kmod --params carry=avx2,chains=2,unroll=8,kind=copy -o "$scratch/copy-kmod"
+check "a refused kmod wrote no folder" test ! -e "$scratch/copy-kmod"
 expect 2 "not avx512vnni" -- "$CSUMTUNE" verify --params carry=avx512vnni,chains=2,unroll=4,kind=copy
 expect 2 "key 'kind' given twice" -- "$CSUMTUNE" verify --params carry=adc,kind=copy,kind=copy
 expect 2 "--kind goes with --all" -- "$CSUMTUNE" verify --params carry=adc --kind copy
@@ -72,7 +64,7 @@ expect 2 "prefetch must be 0..4096 in steps of 64" -- "$CSUMTUNE" verify --param
 expect 2 "needs AVX512F" -- env CSUMTUNE_DISABLE_FEATURES=AVX512F "$CSUMTUNE" verify --params carry=avx512
 expect 2 "needs AVX2" -- env CSUMTUNE_DISABLE_FEATURES=AVX2 "$CSUMTUNE" bench --params carry=avx2 --repeat 5
 expect 2 "vector registers" -- "$CSUMTUNE" emit --params carry=avx512vnni --style kernel
-expect 2 "vector registers" -- "$CSUMTUNE" kmod --params carry=avx2 -o "$(mktemp -d)/m"
+expect 2 "vector registers" -- "$CSUMTUNE" kmod --params carry=avx2 -o "$scratch/avx2-kmod"
 expect 2 "" -- "$CSUMTUNE" verify --params carry=adc --all
 expect 2 "" -- "$CSUMTUNE" verify --all --threads 0
 expect 2 "" -- "$CSUMTUNE" cpu --bogus
@@ -94,7 +86,7 @@ expect 2 "too small" -- "$CSUMTUNE" bench --cache cold --set-size 1 --sizes 1000
 expect 2 "needs ADX" -- env CSUMTUNE_DISABLE_FEATURES=ADX "$CSUMTUNE" bench --params carry=adcx,chains=2,unroll=2
 
 # bench output formats (a tiny run: a format check, not a measurement).
-tiny=(bench --baseline --params carry=adc,chains=4,unroll=16 --sizes 64,1500 --repeat 5)
+tiny=(bench --baseline --params "carry=adc,chains=4,unroll=16" --sizes "64,1500" --repeat 5)
 if "$CSUMTUNE" "${tiny[@]}" --format json 2>/dev/null | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
@@ -110,13 +102,25 @@ for k in d["kernels"]:
         assert 0 < r["per_byte"]["min"] <= r["per_byte"]["median"]
 assert len(d["comparisons"]) == 8 and all(c["baseline"] == "linux-v6.8" for c in d["comparisons"])
 assert d["workload"]["cache"] == "hot" and d["pinned_cpu"] >= 0
-'; then echo "ok:   bench --format json"; else echo "FAIL: bench --format json"; failures=$((failures + 1)); fi
+'; then pass "bench --format json"; else fail "bench --format json"; fi
 out=$("$CSUMTUNE" "${tiny[@]}" --format seed 2>/dev/null)
-[[ $out == *"length |     Set Sz | iterations | "*"/byte"* ]] && echo "ok:   bench --format seed" || { echo "FAIL: seed: $out"; failures=$((failures + 1)); }
+if [[ $out == *"length |     Set Sz | iterations | "*"/byte"* ]]; then
+  pass "bench --format seed"
+else
+  fail "seed: $out"
+fi
 out=$("$CSUMTUNE" "${tiny[@]}" --format csv 2>/dev/null | head -1)
-[[ $out == kernel,kind,size,unit,* ]] && echo "ok:   bench --format csv" || { echo "FAIL: csv: $out"; failures=$((failures + 1)); }
+if [[ $out == kernel,kind,size,unit,* ]]; then
+  pass "bench --format csv"
+else
+  fail "csv: $out"
+fi
 out=$("$CSUMTUNE" "${tiny[@]}" --cache cold --set-size 16 2>/dev/null)
-[[ $out == *"cold cache (set 16 MiB"*"speedup vs linux-v6.8"* ]] && echo "ok:   bench --cache cold" || { echo "FAIL: cold: $out"; failures=$((failures + 1)); }
+if [[ $out == *"cold cache (set 16 MiB"*"speedup vs linux-v6.8"* ]]; then
+  pass "bench --cache cold"
+else
+  fail "cold: $out"
+fi
 
 # tune: bad input refused before anything runs.
 expect 2 "unknown profile 'nope'" -- "$CSUMTUNE" tune --profile nope
@@ -124,7 +128,7 @@ expect 2 "unknown algorithm 'annealing'" -- "$CSUMTUNE" tune --algorithm anneali
 expect 2 "give --profile or --sizes, not both" -- "$CSUMTUNE" tune --profile mtu --sizes 40
 expect 2 "weight 'x'" -- "$CSUMTUNE" tune --sizes 40:x
 expect 2 "" -- "$CSUMTUNE" tune --budget 0
-expect 2 "cannot --resume" -- "$CSUMTUNE" tune --resume --out "$(mktemp -d)/fresh"
+expect 2 "cannot --resume" -- "$CSUMTUNE" tune --resume --out "$scratch/fresh"
 expect 2 "cannot replay" -- "$CSUMTUNE" tune --replay /nonexistent/results.json
 expect 2 "--wait-quiet" -- "$CSUMTUNE" tune --wait-quiet=0
 expect 2 "--wait-quiet" -- "$CSUMTUNE" tune --wait-quiet=-5
@@ -138,7 +142,7 @@ expect 2 "--max-bytes" -- "$CSUMTUNE" tune --max-bytes 1e3
 expect 2 "--max-bytes" -- "$CSUMTUNE" tune --max-bytes 99999999999999999999
 expect 2 "unknown --size-preset 'huge'" -- "$CSUMTUNE" tune --size-preset huge
 # (--out into a scratch folder: were a refusal to regress, the run would not land in results/.)
-refusals=$(mktemp -d)
+refusals=$(tmpdir)
 expect 2 "unknown --size-preset ''" -- "$CSUMTUNE" tune --size-preset '' --out "$refusals/a"
 # A limit below the space's smallest kernel is known before anything is measured.
 expect 2 "fits in 1 bytes: the smallest is" -- "$CSUMTUNE" tune --max-bytes 1 --time 600 --out "$refusals/b"
@@ -147,7 +151,7 @@ rm -rf "$refusals"
 expect 2 "not both" -- "$CSUMTUNE" tune --size-preset tiny --max-bytes 400
 
 # A tiny real tune: files written, JSON of the documented schema, and --resume continues.
-work=$(mktemp -d)
+work=$(tmpdir)
 if "$CSUMTUNE" tune --sizes 64:3,1500:1 --budget 12 --frame-shapes 0 --polish-shapes 0 --finalists 2 --out "$work/run" --quiet >"$work/out" 2>&1 &&
    python3 - "$work/run/results.json" <<'PY'
 import json, sys
@@ -162,20 +166,26 @@ assert d["winner"]["params"].startswith("carry=") and (1 <= n <= 2 or (d["finali
 assert d["cpu"]["key"] and d["workload"]["profile"] == "custom"
 PY
 then
-  [[ -s "$work/run/winner.S" && -s "$work/run/report.md" ]] && echo "ok:   tune writes results.json, winner.S, report.md" ||
-    { echo "FAIL: tune outputs missing"; failures=$((failures + 1)); }
+  if [[ -s "$work/run/winner.S" && -s "$work/run/report.md" ]]; then
+    pass "tune writes results.json, winner.S, report.md"
+  else
+    fail "tune outputs missing"
+  fi
   # What this tune just wrote, every reader of the CLI reads.
   out=$("$CSUMTUNE" show "$work/run/results.json" 2>&1)
-  [[ $out == *"winner       carry="*"verdict"* ]] && echo "ok:   show reads a fresh results.json" ||
-    { echo "FAIL: show of a fresh run: $out"; failures=$((failures + 1)); }
+  if [[ $out == *"winner       carry="*"verdict"* ]]; then
+    pass "show reads a fresh results.json"
+  else
+    fail "show of a fresh run: $out"
+  fi
 else
-  echo "FAIL: tiny tune: $(cat "$work/out")"; failures=$((failures + 1))
+  fail "tiny tune: $(cat "$work/out")"
 fi
 if "$CSUMTUNE" tune --sizes 64:3,1500:1 --budget 5 --frame-shapes 0 --polish-shapes 0 --finalists 1 --out "$work/run" --resume --quiet >/dev/null 2>&1 &&
    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["evaluations"]) == 17, len(d["evaluations"]); assert sum(e["resumed"] for e in d["evaluations"]) == 12' "$work/run/results.json"; then
-  echo "ok:   tune --resume keeps the earlier evaluations and adds new ones"
+  pass "tune --resume keeps the earlier evaluations and adds new ones"
 else
-  echo "FAIL: tune --resume"; failures=$((failures + 1))
+  fail "tune --resume"
 fi
 expect 2 "tuned for 64:3,1500:1" -- "$CSUMTUNE" tune --profile mtu --out "$work/run" --resume
 expect 2 "was tuned with --max-bytes 0, this run has 296" -- "$CSUMTUNE" tune --sizes 64:3,1500:1 --size-preset tiny --out "$work/run" --resume
@@ -192,12 +202,14 @@ assert all(e["params"].endswith(",kind=copy") for e in d["evaluations"])
 assert d["measure"]["reference"] == "linux-csum-copy" and d["winner"]["baseline"] == "linux-csum-copy"
 PY
 then
-  grep -q "^SYM_FUNC_START(csum_partial_copy_generic)" "$work/copy/winner.S" &&
-    grep -q "_ASM_EXTABLE_UA" "$work/copy/winner.S" &&
-    echo "ok:   tune --kind copy: a copying winner against linux-csum-copy, winner.S csum_partial_copy_generic" ||
-    { echo "FAIL: tune --kind copy winner.S"; failures=$((failures + 1)); }
+  if grep -q "^SYM_FUNC_START(csum_partial_copy_generic)" "$work/copy/winner.S" &&
+     grep -q "_ASM_EXTABLE_UA" "$work/copy/winner.S"; then
+    pass "tune --kind copy: a copying winner against linux-csum-copy, winner.S csum_partial_copy_generic"
+  else
+    fail "tune --kind copy winner.S"
+  fi
 else
-  echo "FAIL: tune --kind copy: $(tail -c 400 "$work/out")"; failures=$((failures + 1))
+  fail "tune --kind copy: $(tail -c 400 "$work/out")"
 fi
 expect 2 "searched sum kernels, this run searches copy kernels" -- "$CSUMTUNE" tune --kind copy --sizes 64:3,1500:1 --out "$work/run" --resume
 expect 2 "--kind" -- "$CSUMTUNE" tune --kind frob
@@ -218,9 +230,9 @@ assert d["code_size"]["max_bytes"] == 296 and d["code_size"]["pareto"]' "$work/t
    grep -q "size:         [0-9]* bytes of code" "$work/tiny/winner.S" &&
    grep -q "## Code size" "$work/tiny/report.md" && [[ -s "$work/tiny/pareto.svg" ]] &&
    "$CSUMTUNE" show "$work/tiny/results.json" | grep -q "^size         [0-9]* bytes of code"; then
-  echo "ok:   tune --size-preset tiny: the winner fits; sizes in results.json, winner.S, report.md, show"
+  pass "tune --size-preset tiny: the winner fits; sizes in results.json, winner.S, report.md, show"
 else
-  echo "FAIL: tune --size-preset tiny"; failures=$((failures + 1))
+  fail "tune --size-preset tiny"
 fi
 # The size bench prints is the size of the machine code emit --format bin writes.
 size=$("$CSUMTUNE" emit --params carry=adc,chains=4,unroll=8 --format bin | wc -c)
@@ -231,7 +243,11 @@ for format in table seed json csv; do
     json) want="\"code_bytes\": $size" ;;
     csv) want=",$size" ;;
   esac
-  [[ $out == *"$want"* ]] && echo "ok:   bench --format $format shows code sizes" || { echo "FAIL: bench --format $format lacks '$want'"; failures=$((failures + 1)); }
+  if [[ $out == *"$want"* ]]; then
+    pass "bench --format $format shows code sizes"
+  else
+    fail "bench --format $format lacks '$want'"
+  fi
 done
 # The frame stage: short-path variants of the best loop shape, on top of the budget, with an
 # exact path for the profile's short length.
@@ -241,29 +257,37 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 assert len(d["evaluations"]) > 4 and d["search"]["phases"][-1].startswith("frames:")
 assert any("exact=40" in e["params"] for e in d["evaluations"])' "$work/frames/results.json"; then
-  echo "ok:   tune: the frame stage"
+  pass "tune: the frame stage"
 else
-  echo "FAIL: tune: the frame stage"; failures=$((failures + 1))
+  fail "tune: the frame stage"
 fi
 out=$("$CSUMTUNE" tune --replay "$work/run/results.json" --budget 10 --algorithm random 2>&1)
-[[ $out == *"algorithm=random"*"gap_percent="* ]] && echo "ok:   tune --replay" || { echo "FAIL: replay: $out"; failures=$((failures + 1)); }
+if [[ $out == *"algorithm=random"*"gap_percent="* ]]; then
+  pass "tune --replay"
+else
+  fail "replay: $out"
+fi
 # Ctrl-C: the run stops after the current evaluation, saves its progress, exits 130.
 interrupt_tune INT 2 "$work/int" --profile mtu --algorithm exhaustive --budget 100000 --time 0
 if [[ $status -eq 130 ]] && python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert not d["complete"] and d["winner"] is None and len(d["evaluations"]) > 0 and d["search"]["stopped_because"] == "interrupted"' "$work/int/results.json"; then
-  echo "ok:   Ctrl-C saves progress and exits 130"
+  pass "Ctrl-C saves progress and exits 130"
 else
-  echo "FAIL: Ctrl-C: status $status"; failures=$((failures + 1))
+  fail "Ctrl-C: status $status"
 fi
 rm -rf "$work"
 
 # show: a committed results file (written by an earlier version of the writer), and bad input.
 out=$("$CSUMTUNE" show "$(dirname "$0")/../../results/amd-1a-02-1-5d4b381f/seed-kernel/results.json" 2>&1)
-[[ $out == *"winner       carry="*"verdict"* ]] && echo "ok:   show results.json" || { echo "FAIL: show: $out"; failures=$((failures + 1)); }
+if [[ $out == *"winner       carry="*"verdict"* ]]; then
+  pass "show results.json"
+else
+  fail "show: $out"
+fi
 expect 2 "does not exist" -- "$CSUMTUNE" show /nonexistent.json
 expect 2 "not JSON" -- "$CSUMTUNE" show /etc/hostname
 expect 2 "" -- "$CSUMTUNE" show
 # A directory or a FIFO where a results file should be: a message, never a hang.
-odd=$(mktemp -d)
+odd=$(tmpdir)
 mkfifo "$odd/fifo.json"
 mkdir "$odd/dir.json"
 expect 2 "is a directory" -- timeout 10 "$CSUMTUNE" show "$odd/dir.json"
@@ -287,28 +311,41 @@ expect 2 "is not a number in (0, 1e+09]" -- "$CSUMTUNE" tune --sizes 40:1e308
 expect 2 "unknown command 'frobnicate'" -- "$CSUMTUNE" frobnicate
 expect 2 "names what is not a feature: AVX512" -- env CSUMTUNE_DISABLE_FEATURES=AVX512 "$CSUMTUNE" cpu
 expect 0 "" -- "$CSUMTUNE" --version
-expect 2 "emit --style gas" -- "$CSUMTUNE" kmod --params carry=avx2 -o "$(mktemp -d)/m"
+expect 2 "emit --style gas" -- "$CSUMTUNE" kmod --params carry=avx2 -o "$scratch/avx2-kmod-again"
 expect 2 "is not an existing directory" -- timeout 20 "$CSUMTUNE" bench -o /missing/dir/b.txt --sizes 40 --repeat 5
 expect 2 "cannot write to standard output" -- sh -c "'$CSUMTUNE' emit --params carry=adc >/dev/full"
 expect 2 "cannot write to standard output" -- sh -c "'$CSUMTUNE' cpu --json >/dev/full"
-hostile=$(mktemp -d)
+hostile=$(tmpdir)
 ln -s target.S "$hostile/link.S"
 "$CSUMTUNE" emit --params carry=adc -o "$hostile/link.S"
-[[ -L $hostile/link.S && -s $hostile/target.S ]] && echo "ok:   -o on a symlink writes its target" ||
-  { echo "FAIL: -o on a symlink"; failures=$((failures + 1)); }
+if [[ -L $hostile/link.S && -s $hostile/target.S ]]; then
+  pass "-o on a symlink writes its target"
+else
+  fail "-o on a symlink"
+fi
 mkfifo "$hostile/fifo"
 (wc -c <"$hostile/fifo" >"$hostile/fifo.count") &
 "$CSUMTUNE" emit --params carry=adc -o "$hostile/fifo"
 wait
-[[ -p $hostile/fifo && $(cat "$hostile/fifo.count") -gt 100 ]] && echo "ok:   -o on a FIFO writes into it" ||
-  { echo "FAIL: -o on a FIFO"; failures=$((failures + 1)); }
+if [[ -p $hostile/fifo && $(cat "$hostile/fifo.count") -gt 100 ]]; then
+  pass "-o on a FIFO writes into it"
+else
+  fail "-o on a FIFO"
+fi
 # Nobody reading the FIFO: exit 2 with a message after a short wait, not a hang.
 out=$(timeout 20 "$CSUMTUNE" emit --params carry=adc -o "$hostile/fifo" 2>&1)
 status=$?
-[[ $status -eq 2 && $out == *"no process is reading"* ]] && echo "ok:   -o on a FIFO nobody reads -> 2" ||
-  { echo "FAIL: -o on a FIFO nobody reads: status $status, '$out'"; failures=$((failures + 1)); }
+if [[ $status -eq 2 && $out == *"no process is reading"* ]]; then
+  pass "-o on a FIFO nobody reads -> 2"
+else
+  fail "-o on a FIFO nobody reads: status $status, '$out'"
+fi
 "$CSUMTUNE" emit --params carry=adc -o /dev/null
-[[ -c /dev/null ]] && echo "ok:   -o /dev/null leaves the device" || { echo "FAIL: /dev/null replaced"; failures=$((failures + 1)); }
+if [[ -c /dev/null ]]; then
+  pass "-o /dev/null leaves the device"
+else
+  fail "/dev/null replaced"
+fi
 # A winner with empty params is not the default kernel in disguise; evaluations must be a list.
 # The fixtures start from a committed run (another machine's) given this host's whole "cpu"
 # object (vendor, family, model, stepping, brand, features, key) from `cpu --json`, so the file
@@ -359,8 +396,11 @@ for bad in big negative fraction; do expect 2 "\"workload.sizes[0].size\" is not
 expect 2 "\"search.ok\" is not an integer in 0.." -- "$CSUMTUNE" show "$hostile/count.json"
 expect 2 "not a valid kernel" -- "$CSUMTUNE" show "$hostile/invalid.json"
 out=$("$CSUMTUNE" show "$hostile/escape.json")
-[[ $out == *'evil\x1b[2J\x07'* && $out != *$'\e'* ]] && echo "ok:   show escapes control bytes" ||
-  { echo "FAIL: show printed control bytes"; failures=$((failures + 1)); }
+if [[ $out == *'evil\x1b[2J\x07'* && $out != *$'\e'* ]]; then
+  pass "show escapes control bytes"
+else
+  fail "show printed control bytes"
+fi
 expect 2 "not an array" -- "$CSUMTUNE" tune --kernel-safe --resume --out "$hostile/resume"
 # Every field, optional ones too, type- and range-checked when present: one row per edit of a
 # full file, each refused (exit 2) by show, load (kmod --results reads the same way) with the
@@ -460,9 +500,9 @@ if [[ $status -eq 0 && ${#out} -lt 5000 && $out == *'evil\u202egnp.exe\u2066\u20
       $out == *'fast\u202a'* && $out != *$'\xe2\x80\xae'* && $out != *$'\xe2\x81\xa6'* &&
       $out != *$'\xe2\x80\x8f'* && $out != *$'\xd8\x9c'* && $out != *$'\xe2\x81\xa7'* &&
       $out != *$'\xe2\x80\x8e'* && $out != *$'\xe2\x80\xaa'* && $out != *$'\xc2\x9b'* ]]; then
-  echo "ok:   show escapes bidi/format controls and cuts a 20 MB string"
+  pass "show escapes bidi/format controls and cuts a 20 MB string"
 else
-  echo "FAIL: show of bidi/long strings: status $status, ${#out} bytes: ${out:0:600}"; failures=$((failures + 1))
+  fail "show of bidi/long strings: status $status, ${#out} bytes: ${out:0:600}"
 fi
 # A run is all or nothing: an interrupted run (complete: false) naming a full winner, even with
 # a winner.S beside it, is shown as incomplete and its winner refused by kmod; a finished run
@@ -479,39 +519,45 @@ json.dump(d, open(sys.argv[2] + "/unfinished/results.json", "w"))
 PY
 cp "$committed/winner.S" "$hostile/unfinished/winner.S"
 out=$("$CSUMTUNE" show "$hostile/unfinished/results.json" 2>&1)
-[[ $? -eq 0 && $out == *"complete     NO: the run was interrupted or failed (complete: false)"* &&
-   $out == *"winner       none used"* && $out != *"verdict"* ]] &&
-  echo "ok:   show says an interrupted run is incomplete and its winner not used" ||
-  { echo "FAIL: show of an interrupted run: $out"; failures=$((failures + 1)); }
+if [[ $? -eq 0 && $out == *"complete     NO: the run was interrupted or failed (complete: false)"* &&
+   $out == *"winner       none used"* && $out != *"verdict"* ]]; then
+  pass "show says an interrupted run is incomplete and its winner not used"
+else
+  fail "show of an interrupted run: $out"
+fi
 expect 2 "complete: false" -- "$CSUMTUNE" kmod --results "$hostile/unfinished/results.json" -o "$hostile/m"
 out=$("$CSUMTUNE" show "$hostile/nosource/results.json" 2>&1)
-[[ $? -eq 0 && $out == *"has no winner.S beside it"*"do not use its winner"* ]] &&
-  echo "ok:   show says a run without its winner.S is not used" ||
-  { echo "FAIL: show of a run without winner.S: $out"; failures=$((failures + 1)); }
+if [[ $? -eq 0 && $out == *"has no winner.S beside it"*"do not use its winner"* ]]; then
+  pass "show says a run without its winner.S is not used"
+else
+  fail "show of a run without winner.S: $out"
+fi
 out=$("$CSUMTUNE" show "$committed/results.json" 2>&1)
-[[ $? -eq 0 && $out != *"not used"* && $out == *"winner       carry="* ]] &&
-  echo "ok:   show of a finished run with its winner.S" ||
-  { echo "FAIL: show of the committed run: $out"; failures=$((failures + 1)); }
+if [[ $? -eq 0 && $out != *"not used"* && $out == *"winner       carry="* ]]; then
+  pass "show of a finished run with its winner.S"
+else
+  fail "show of the committed run: $out"
+fi
 rm -rf "$hostile"
 
 # SIGINT in the middle of a measuring phase (the winner's sweep, hot and cold over 267
 # lengths: seconds long) ends the run within it, interrupted and resumable.
-phase=$(mktemp -d)
+phase=$(tmpdir)
 # (The search of 3 candidates is over in well under a second; the rest takes seconds.)
 interrupt_tune INT 2.5 "$phase/run" --kernel-safe --sizes 1500:1 --budget 3 --frame-shapes 0 --polish-shapes 0 --finalists 1
 # No winner either: the finalists measured before the interrupt are not a verified winner.
 if [[ $status -eq 130 ]] && python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert not d["complete"] and d["evaluations"] and d["winner"] is None, d["winner"]' "$phase/run/results.json" &&
    [[ ! -e $phase/run/winner.S ]]; then
-  echo "ok:   SIGINT during the finalists/guard/sweep ends the run (130, resumable, no winner)"
+  pass "SIGINT during the finalists/guard/sweep ends the run (130, resumable, no winner)"
 else
-  echo "FAIL: SIGINT during a measuring phase (status $status)"; failures=$((failures + 1))
+  fail "SIGINT during a measuring phase (status $status)"
 fi
 rm -rf "$phase"
 
 # Two tunes into one folder: the second is refused while the first holds the lock; SIGTERM
 # stops a run like Ctrl-C (exit 143, the status SIGTERM gives at any moment; resumable
 # results.json, no temporary left behind).
-locked=$(mktemp -d)
+locked=$(tmpdir)
 "$CSUMTUNE" tune --profile mtu --algorithm exhaustive --budget 100000 --time 0 --out "$locked/run" --quiet >/dev/null 2>&1 &
 first=$!
 sleep 2
@@ -521,9 +567,9 @@ wait "$first"
 status=$?
 if [[ $status -eq 143 ]] && python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert not d["complete"] and d["evaluations"]' "$locked/run/results.json" &&
    [[ -z $(find "$locked/run" -name '.*.??????') ]]; then
-  echo "ok:   SIGTERM saves a resumable run, no temporaries; a second run is refused by the lock"
+  pass "SIGTERM saves a resumable run, no temporaries; a second run is refused by the lock"
 else
-  echo "FAIL: SIGTERM / lock (status $status)"; failures=$((failures + 1))
+  fail "SIGTERM / lock (status $status)"
 fi
 rm -rf "$locked"
 
@@ -531,9 +577,9 @@ rm -rf "$locked"
 algorithms=$("$CSUMTUNE" tune --list-algorithms)
 expect 0 "" -- "$CSUMTUNE" tune --list-algorithms
 if [[ $(head -1 <<<"$algorithms") == crs2 && $algorithms == *exhaustive* ]]; then
-  echo "ok:   tune --list-algorithms"
+  pass "tune --list-algorithms"
 else
-  echo "FAIL: tune --list-algorithms: $algorithms"; failures=$((failures + 1))
+  fail "tune --list-algorithms: $algorithms"
 fi
 
 # cpu --json is JSON with the fields scripts read.
@@ -543,14 +589,14 @@ d = json.load(sys.stdin)
 for k in ("vendor", "brand", "family", "model", "stepping", "microcode", "features"):
     assert k in d, k
 assert "ADX" in d["features"] and "AVX512F" in d["features"]
-'; then echo "ok:   cpu --json"; else echo "FAIL: cpu --json"; failures=$((failures + 1)); fi
+'; then pass "cpu --json"; else fail "cpu --json"; fi
 
 # With ADX masked, --all skips the adcx kernels instead of running them.
 out=$(CSUMTUNE_DISABLE_FEATURES=ADX "$CSUMTUNE" verify --all --quick --kernel-safe 2>/dev/null)
 if [[ $? -eq 0 && $out == *"skipped (CPU lacks a feature they need)"* ]]; then
-  echo "ok:   verify --all skips what the CPU cannot run"
+  pass "verify --all skips what the CPU cannot run"
 else
-  echo "FAIL: verify --all with ADX masked: $out"; failures=$((failures + 1))
+  fail "verify --all with ADX masked: $out"
 fi
 
-[[ $failures -eq 0 ]] && echo "all CLI checks passed" || { echo "$failures CLI checks failed"; exit 1; }
+finish
