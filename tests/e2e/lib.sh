@@ -112,11 +112,13 @@ expect() {
   fi
   shift
   [[ -n $what ]] || what="'$*'"
+  # (Through a file, not $(...): a child the command leaves behind may hold a pipe open.)
   if [[ $output == 1 ]]; then
-    if last_output=$("$@" 2>&1); then last_status=0; else last_status=$?; fi
+    if "$@" >"$E2E_TMP/expect.out" 2>&1; then last_status=0; else last_status=$?; fi
   else
-    if last_output=$("$@" 2>&1 >/dev/null); then last_status=0; else last_status=$?; fi
+    if "$@" 2>"$E2E_TMP/expect.out" >/dev/null; then last_status=0; else last_status=$?; fi
   fi
+  last_output=$(<"$E2E_TMP/expect.out")
   if [[ $last_status -ne $want ]]; then
     problem="exited $last_status, expected $want"
   elif [[ -n $text && $last_output != *"$text"* ]]; then
@@ -155,7 +157,7 @@ tmpdir() {
 }
 
 e2e_remove_tmp() {
-  if [[ ${CSUMTUNE_E2E_KEEP:-0} == 1 ]]; then log "kept $E2E_TMP"; else rm -rf "$E2E_TMP"; fi
+  if [[ ${CSUMTUNE_E2E_KEEP:-0} == 1 ]]; then log "kept $E2E_TMP" >&2; else rm -rf "$E2E_TMP"; fi
 }
 
 e2e_exit() {
