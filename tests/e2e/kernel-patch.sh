@@ -11,26 +11,12 @@
 set -uo pipefail
 CSUMTUNE=${1:?usage: kernel-patch.sh CSUMTUNE SOURCE_DIR}
 SOURCE=${2:?usage: kernel-patch.sh CSUMTUNE SOURCE_DIR}
+source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/packages.sh"
 ensure_packages kernel-patch linux-source-6.1 xz-utils patch git
-failures=0
-check() {  # check DESCRIPTION COMMAND...
-  local what=$1
-  shift
-  if "$@"; then echo "ok:   $what"; else echo "FAIL: $what"; failures=$((failures + 1)); fi
-}
-expect() {  # expect STATUS STDERR-SUBSTRING -- command args...
-  local want=$1 text=$2
-  shift 3
-  local err status
-  err=$("$@" 2>&1 >/dev/null)
-  status=$?
-  check "'$*' -> $want ($text)" bash -c "[[ $status -eq $want && \"\$1\" == *\"\$2\"* ]]" _ "$err" "$text"
-}
 
-tree=$(linux_source_tree) || exit 1
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+tree=$(linux_source_tree 6.1) || exit 1
+work=$(tmpdir)
 winner=$SOURCE/results/amd-19-11-1-0a1bbd54/kernel/results.json
 
 # The committed winner and one shape of every GPR family: each patch applies to the tree.
@@ -263,4 +249,4 @@ expect 2 "which the patch reads or changes" -- "$CSUMTUNE" patch --tree "$own" -
 check "... the tree's files untouched, no .S created" bash -c "
   diff -r '$own' '$work/own-before' >/dev/null && cmp -s '$winner' '$work/winner-copy.json'"
 
-[[ $failures -eq 0 ]] && echo "kernel-patch: all checks passed" || { echo "kernel-patch: $failures failed"; exit 1; }
+finish
