@@ -9,14 +9,9 @@
 set -uo pipefail
 CSUMTUNE=${1:?usage: cpu-models.sh CSUMTUNE UNIT_TESTS}
 TESTS=${2:?}
+source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/packages.sh"
 ensure_packages cpu-models qemu-user
-failures=0
-check() {  # check DESCRIPTION COMMAND...
-  local what=$1
-  shift
-  if "$@"; then echo "ok:   $what"; else echo "FAIL: $what"; failures=$((failures + 1)); fi
-}
 # model: the features it has among ADX, AVX2, AVX512F
 declare -A HAS=([Westmere]="" [Haswell]="AVX2" [Broadwell]="ADX AVX2" [EPYC-Rome]="ADX AVX2")
 declare -A FAMILY=([adc]="" [add32]="" [cmov]="" [adcx]="ADX" [avx2]="AVX2" [avx512]="AVX512F"
@@ -24,6 +19,13 @@ declare -A FAMILY=([adc]="" [add32]="" [cmov]="" [adcx]="ADX" [avx2]="AVX2" [avx
 declare -A SHAPE=([adc]="chains=4,unroll=16" [add32]="chains=4,unroll=8" [cmov]="chains=3,unroll=9"
                   [adcx]="chains=4,unroll=16" [avx2]="chains=2,unroll=4" [avx512]="chains=2,unroll=4"
                   [avx512vnni]="chains=2,unroll=4")
+# emit_all: emit of every family, gas style, on the model (needs no feature: nothing runs).
+emit_all() {
+  local family
+  for family in "${!FAMILY[@]}"; do
+    "${run[@]}" "$CSUMTUNE" emit --style gas --params "carry=$family" >/dev/null 2>&1 || return 1
+  done
+}
 for model in Westmere Haswell Broadwell EPYC-Rome; do
   run=(qemu-x86_64 -cpu "$model")
   features=$("${run[@]}" "$CSUMTUNE" cpu 2>&1 | sed -n 's/^features *//p')
@@ -34,25 +36,23 @@ for model in Westmere Haswell Broadwell EPYC-Rome; do
   done
   for family in "${!FAMILY[@]}"; do
     need=${FAMILY[$family]}
-    out=$("${run[@]}" "$CSUMTUNE" verify --quick --params "carry=$family,${SHAPE[$family]},tail=overlap,sum=last,exact=40" 2>&1)
-    status=$?
+    verify=("${run[@]}" "$CSUMTUNE" verify --quick --params "carry=$family,${SHAPE[$family]},tail=overlap,sum=last,exact=40")
     if [[ -z $need || " ${HAS[$model]} " == *" $need "* ]]; then
-      check "$model: carry=$family verifies (status $status)" test $status -eq 0
+      expect --output --as "$model: carry=$family verifies" 0 -- "${verify[@]}"
     else
-      check "$model: carry=$family refused, not run (status $status: ${out:0:80})" \
-        bash -c "[[ $status -eq 2 && '$out' == *'needs $need'* ]]"
+      expect --output --as "$model: carry=$family refused, not run" 2 "needs $need" -- "${verify[@]}"
     fi
   done
   # The command line on that CPU: emit needs no feature (nothing runs), bench refuses what
   # cannot run and measures what can.
-  check "$model: emit of every family" bash -c "for f in ${!FAMILY[*]}; do ${run[*]} '$CSUMTUNE' emit --style gas --params carry=\$f >/dev/null 2>&1 || exit 1; done"
+  check "$model: emit of every family" emit_all
   out=$("${run[@]}" "$CSUMTUNE" bench --params carry=adc --sizes 64 --repeat 5 --batch 1000 2>&1)
-  check "$model: bench runs (status $?)" grep -q "median" <<<"$out"
+  check "$model: bench runs (status $?)" contains "$out" "median"
   out=$("${run[@]}" "$CSUMTUNE" bench --params carry=avx512 --sizes 64 --repeat 5 --batch 1000 2>&1)
-  check "$model: bench refuses avx512 (${out:0:60})" grep -q "needs AVX512F" <<<"$out"
+  check "$model: bench refuses avx512 (${out:0:60})" contains "$out" "needs AVX512F"
   # No results for this CPU: best() falls back to the safe default and says so; the runtime
   # and loader suites, a correctness subset, and the emitter's byte identity all pass.
   check "$model: unit subset" "${run[@]}" "$TESTS" --gtest_brief=1 \
     --gtest_filter='Runtime.*:LoaderTest.*:Params*:LinkedKernels.GnuAsBytesEqualJitBytes:OutputFiles.*:Tune*'
 done
-[[ $failures -eq 0 ]] && echo "cpu-models: all checks passed" || { echo "cpu-models: $failures failed"; exit 1; }
+finish
