@@ -16,11 +16,11 @@
 set -uo pipefail
 CSUMTUNE=${1:?usage: kernel-module.sh CSUMTUNE SOURCE_DIR [WORK_DIR]}
 SOURCE=${2:?}
-WORK=${3:-$(mktemp -d)}
+source "$(dirname "$0")/lib.sh"
+WORK=${3:-$(tmpdir)}
 mkdir -p "$WORK"
 CACHE=${CSUMTUNE_KERNEL_CACHE:-/var/cache/csumtune-kernel}
 TIMEOUT=${CSUMTUNE_QEMU_TIMEOUT:-900}
-log() { echo "kernel-module: $*"; }
 
 # --- The kernel: Debian's default image for this release, and its headers for kbuild.
 kernel_abi() { apt-cache depends linux-image-amd64 2>/dev/null | sed -n 's/.*Depends: linux-image-\(.*\)$/\1/p' | head -1; }
@@ -29,15 +29,15 @@ if [[ -z $abi && $(id -u) -eq 0 ]]; then
   DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null 2>&1
   abi=$(kernel_abi)
 fi
-[[ -n $abi ]] || { log "cannot tell which kernel linux-image-amd64 depends on (apt lists missing?)"; exit 1; }
+[[ -n $abi ]] || die "cannot tell which kernel linux-image-amd64 depends on (apt lists missing?)"
 source "$(dirname "$0")/packages.sh"
 ensure_packages kernel-module qemu-system-x86 busybox-static cpio "linux-headers-$abi"
 # The image itself is only unpacked, never installed: the host's boot setup stays untouched.
 vmlinuz="$CACHE/$abi/boot/vmlinuz-$abi"
 if [[ ! -f $vmlinuz ]]; then
   mkdir -p "$CACHE/$abi"
-  (cd "$CACHE" && apt-get download "linux-image-$abi" >/dev/null 2>&1) || { log "apt-get download linux-image-$abi failed"; exit 1; }
-  dpkg-deb -x "$CACHE"/linux-image-"$abi"_*.deb "$CACHE/$abi" || exit 1
+  (cd "$CACHE" && apt-get download "linux-image-$abi" >/dev/null 2>&1) || die "apt-get download linux-image-$abi failed"
+  dpkg-deb -x "$CACHE"/linux-image-"$abi"_*.deb "$CACHE/$abi" || die "cannot unpack linux-image-$abi"
   rm -f "$CACHE"/linux-image-"$abi"_*.deb
 fi
 kdir=/usr/src/linux-headers-$abi
@@ -63,29 +63,28 @@ shapes+=("params:carry=adc,chains=8,unroll=32,prefetch=4096,hint=nta"
 
 rm -rf "$WORK/modules" "$WORK/initramfs"
 mkdir -p "$WORK/modules" "$WORK/initramfs"/{bin,proc,sys,dev,modules}
-failures=0
 names=()
 for i in "${!shapes[@]}"; do
   spec=${shapes[$i]}
   dir="$WORK/modules/m$i"
   if [[ $spec == results:* ]]; then
-    "$CSUMTUNE" kmod --results "${spec#results:}" -o "$dir" >/dev/null || { log "FAIL kmod $spec"; failures=$((failures + 1)); continue; }
+    "$CSUMTUNE" kmod --results "${spec#results:}" -o "$dir" >/dev/null || { fail "kmod $spec"; continue; }
   else
-    "$CSUMTUNE" kmod --params "${spec#params:}" -o "$dir" >/dev/null || { log "FAIL kmod $spec"; failures=$((failures + 1)); continue; }
+    "$CSUMTUNE" kmod --params "${spec#params:}" -o "$dir" >/dev/null || { fail "kmod $spec"; continue; }
   fi
   shape=$(sed -n 's/^ \* params:[[:space:]]*//p' "$dir/tuned.S" | head -1)
   if ! make -C "$kdir" M="$dir" V=1 modules >"$dir/build.log" 2>&1; then
-    log "FAIL build $shape (see $dir/build.log)"; failures=$((failures + 1)); continue
+    fail "build $shape (see $dir/build.log)"; continue
   fi
   if grep -q "objtool:" "$dir/build.log"; then
-    log "FAIL objtool on $shape:"; grep "objtool:" "$dir/build.log"; failures=$((failures + 1)); continue
+    fail "objtool on $shape:"; grep "objtool:" "$dir/build.log"; continue
   fi
   if grep -q "WARNING:" "$dir/build.log"; then
-    log "FAIL build warning on $shape:"; grep "WARNING:" "$dir/build.log"; failures=$((failures + 1)); continue
+    fail "build warning on $shape:"; grep "WARNING:" "$dir/build.log"; continue
   fi
   cp "$dir/csum_test.ko" "$WORK/initramfs/modules/m$i.ko"
-  names[$i]=$shape
-  log "built m$i: $shape ($([[ $spec == results:* ]] && echo "${spec#results:$SOURCE/}" || echo params)), objtool clean"
+  names[i]=$shape
+  log "built m$i: $shape ($([[ $spec == results:* ]] && echo "${spec#results:"$SOURCE"/}" || echo params)), objtool clean"
 done
 
 # --- The harness must be able to fail: a copy of the adc-family module with a carry dropped
@@ -99,12 +98,13 @@ done
 if [[ -n ${names[${adc_module#m}]:-} ]]; then
   cp -r "$WORK/modules/$adc_module" "$WORK/modules/broken"
   make -C "$kdir" M="$WORK/modules/broken" clean >/dev/null 2>&1
+  # shellcheck disable=SC2016  # (a sed script: $0 is the instruction's operand)
   sed -i '0,/^\tadc\t\$0, %/{/^\tadc\t\$0, %/d}' "$WORK/modules/broken/tuned.S"
   if make -C "$kdir" M="$WORK/modules/broken" modules >/dev/null 2>&1; then
     cp "$WORK/modules/broken/csum_test.ko" "$WORK/initramfs/modules/zbroken.ko"
     broken="/modules/zbroken.ko"
   else
-    log "FAIL: could not build the deliberately broken module"; failures=$((failures + 1))
+    fail "could not build the deliberately broken module"
   fi
 fi
 
@@ -120,7 +120,7 @@ if [[ -n ${copy_module:-} && -n ${names[${copy_module#m}]:-} ]]; then
     cp "$WORK/modules/broken-copy/csum_test.ko" "$WORK/initramfs/modules/zbroken-copy.ko"
     broken_copy="/modules/zbroken-copy.ko"
   else
-    log "FAIL: could not build the deliberately broken copying module"; failures=$((failures + 1))
+    fail "could not build the deliberately broken copying module"
   fi
 fi
 
@@ -156,11 +156,12 @@ timeout "$TIMEOUT" qemu-system-x86_64 -accel tcg -cpu max -m 1024 -smp 1 -nograp
 status=$?
 log "qemu exited with $status after $(( $(date +%s) - start )) s (console: $WORK/console.log)"
 tr -d '\r' <"$WORK/console.log" >"$WORK/console.txt"
-if [[ $status -eq 124 ]]; then log "FAIL: timeout"; failures=$((failures + 1)); fi
-grep -q "csumtune-e2e: all done" "$WORK/console.txt" || { log "FAIL: the init script did not finish"; failures=$((failures + 1)); }
+check "qemu did not time out (status $status)" test "$status" -ne 124
+check "the init script finished" grep -q "csumtune-e2e: all done" "$WORK/console.txt"
 if grep -qE "Oops|BUG:|Kernel panic|general protection fault|Call Trace" "$WORK/console.txt"; then
-  log "FAIL: the kernel oopsed:"; grep -E -A5 "Oops|BUG:|Kernel panic|general protection" "$WORK/console.txt" | head -30
-  failures=$((failures + 1))
+  fail "the kernel oopsed:"; grep -E -A5 "Oops|BUG:|Kernel panic|general protection" "$WORK/console.txt" | head -30
+else
+  pass "no oops, BUG, panic or call trace"
 fi
 
 # --- Per module: the harness's verdict, insmod's status, and no taint but O and E.
@@ -175,29 +176,27 @@ for i in "${!names[@]}"; do
     cases=$(sed -n 's/.*csum_test: compared \([0-9]*\) cases.*/\1/p' <<<"$block")
     peer="csum_partial"
     [[ ${names[$i]} == *kind=copy* ]] && peer="csum_partial_copy_nocheck; $(grep -o '[0-9]* copies into an unmapped user page returned 0' <<<"$block")"
-    log "PASS ${names[$i]} ($cases cases agree with the kernel's $peer; taint $taint)"
+    pass "${names[$i]} ($cases cases agree with the kernel's $peer; taint $taint)"
   else
-    log "FAIL ${names[$i]}:"; grep -E "csum_test|csumtune-e2e" <<<"$block" | head -12
-    failures=$((failures + 1))
+    fail "${names[$i]}:"; grep -E "csum_test|csumtune-e2e" <<<"$block" | head -12
   fi
 done
 if [[ -n $broken ]]; then
   block=$(awk -v m="$broken" '$0 ~ "csumtune-e2e: module "m"$" {on=1} on {print} on && $0 ~ "csumtune-e2e: tainted" {exit}' "$WORK/console.txt")
   if grep -q "csum_test: RESULT FAIL" <<<"$block" && grep -q "insmod failed" <<<"$block"; then
-    log "ok: the deliberately broken module was caught ($(grep -o 'RESULT FAIL.*' <<<"$block" | head -1))"
+    pass "the deliberately broken module was caught ($(grep -o 'RESULT FAIL.*' <<<"$block" | head -1))"
   else
-    log "FAIL: the deliberately broken module was not caught"; failures=$((failures + 1))
+    fail "the deliberately broken module was not caught"
   fi
 fi
 if [[ -n $broken_copy ]]; then
   block=$(awk -v m="$broken_copy" '$0 ~ "csumtune-e2e: module "m"$" {on=1} on {print} on && $0 ~ "csumtune-e2e: tainted" {exit}' "$WORK/console.txt")
   if grep -q "csum_test: RESULT FAIL" <<<"$block" && grep -q "did not return 0" <<<"$block"; then
-    log "ok: the copying module with a broken fault fixup was caught ($(grep -o 'RESULT FAIL.*' <<<"$block" | head -1))"
+    pass "the copying module with a broken fault fixup was caught ($(grep -o 'RESULT FAIL.*' <<<"$block" | head -1))"
   else
-    log "FAIL: the copying module with a broken fault fixup was not caught"; failures=$((failures + 1))
+    fail "the copying module with a broken fault fixup was not caught"
   fi
 fi
 log "(timings in the console log are emulated by TCG: not speeds)"
-[[ $failures -eq 0 ]] && { log "all ${#names[@]} shapes PASS"; exit 0; }
-log "$failures failures"
-exit 1
+log "${#names[@]} shapes compared with the kernel's own"
+finish
