@@ -16,22 +16,22 @@
 set -uo pipefail
 CSUMTUNE=${1:?usage: kernel-kunit.sh CSUMTUNE SOURCE_DIR [WORK_DIR]}
 SOURCE=${2:?usage: kernel-kunit.sh CSUMTUNE SOURCE_DIR [WORK_DIR]}
-WORK=${3:-$(mktemp -d)}
 HERE=$(cd "$(dirname "$0")" && pwd)
+source "$HERE/lib.sh"
+WORK=${3:-$(tmpdir)}
 CACHE=${CSUMTUNE_KERNEL_CACHE:-/var/cache/csumtune-kernel}/kunit-6.12
-log() { echo "kernel-kunit: $*"; }
 source "$HERE/packages.sh"
 ensure_packages kernel-kunit linux-source-6.12 xz-utils make gcc libc6-dev bc bison flex \
   libelf-dev libssl-dev patch qemu-system-x86 python3
 mkdir -p "$WORK" "$CACHE"
 exec 9>"$CACHE/lock"
-flock 9 || { log "cannot lock $CACHE"; exit 1; }
+flock 9 || die "cannot lock $CACHE"
 
 src=$CACHE/linux-source-6.12
 build=$CACHE/build
 unpack_kernel_tree 6.12 "$CACHE" kernel-kunit || exit 1
 restore_tree() { restore_kernel_tree 6.12 "$CACHE"; }
-trap restore_tree EXIT
+on_exit restore_tree
 restore_tree
 
 # tinyconfig, a serial console, KUnit with the checksum suite built in, and objtool's checks
@@ -61,40 +61,45 @@ if ! cmp -s "$fragment" "$build/csumtune.config"; then
   { make -C "$src" O="$build" tinyconfig &&
     "$src/scripts/kconfig/merge_config.sh" -m -O "$build" "$build/.config" "$fragment" &&
     make -C "$src" O="$build" olddefconfig; } >"$WORK/config.log" 2>&1 ||
-    { log "FAIL: configuring (see $WORK/config.log)"; exit 1; }
+    die "configuring (see $WORK/config.log)"
   cp "$fragment" "$build/csumtune.config"
 fi
-for option in $(sed -n 's/^\(CONFIG_[A-Z0-9_]*\)=y$/\1/p' "$fragment"); do
-  grep -q "^$option=y" "$build/.config" || { log "FAIL: $option is not set in the configured kernel"; exit 1; }
-done
+while read -r option; do
+  grep -q "^$option=y" "$build/.config" || die "$option is not set in the configured kernel"
+done < <(sed -n 's/^\(CONFIG_[A-Z0-9_]*\)=y$/\1/p' "$fragment")
 
 # The patch: the Zen 5 kernel-safe winner (adcx, committed) and an adcx copy.
 winner=$SOURCE/results/amd-1a-02-1-5d4b381f/kernel/results.json
-[[ -f $winner ]] || { log "FAIL: $winner is missing"; exit 1; }
+[[ -f $winner ]] || die "$winner is missing"
 "$CSUMTUNE" patch --tree "$src" --results "$winner" --no-figures -o "$WORK/csum.patch" 2>"$WORK/patch.err" ||
-  { log "FAIL: csumtune patch: $(head -c 300 "$WORK/patch.err")"; exit 1; }
+  die "csumtune patch: $(head -c 300 "$WORK/patch.err")"
 "$CSUMTUNE" patch --tree "$src" --params carry=adcx,chains=4,unroll=12,words=loop,kind=copy --no-figures \
   -o "$WORK/copy.patch" 2>"$WORK/copy-patch.err" ||
-  { log "FAIL: csumtune patch (copy): $(head -c 300 "$WORK/copy-patch.err")"; exit 1; }
+  die "csumtune patch (copy): $(head -c 300 "$WORK/copy-patch.err")"
 (cd "$src" && patch -p1 -s <"$WORK/csum.patch" && patch -p1 -s <"$WORK/copy.patch") ||
-  { log "FAIL: the patches do not apply to linux-source-6.12"; exit 1; }
-failures=0
-fail() { log "FAIL $*"; failures=$((failures + 1)); }
+  die "the patches do not apply to linux-source-6.12"
 for f in csum-partial_64.S csum-copy_64.S; do
-  grep -q 'ALTERNATIVE "jmp \.Lcsum_partial.*_noadx", "", X86_FEATURE_ADX' "$src/arch/x86/lib/$f" ||
-    fail "$f has no boot-time fallback for CPUs without ADX"
-  grep -q '^ \* needs: *ADX' "$src/arch/x86/lib/$f" || fail "$f does not say it needs ADX"
+  check "$f has a boot-time fallback for CPUs without ADX" \
+    grep -q 'ALTERNATIVE "jmp \.Lcsum_partial.*_noadx", "", X86_FEATURE_ADX' "$src/arch/x86/lib/$f"
+  check "$f says it needs ADX" grep -q '^ \* needs: *ADX' "$src/arch/x86/lib/$f"
 done
-grep -q "ADX" "$WORK/csum.patch" && grep -q "X86_FEATURE_ADX" "$WORK/csum.patch" ||
+if grep -q "ADX" "$WORK/csum.patch" && grep -q "X86_FEATURE_ADX" "$WORK/csum.patch"; then
+  pass "the patch's message says the code needs ADX"
+else
   fail "the patch's message does not say the code needs ADX"
+fi
 
 start=$SECONDS
 if ! make -C "$src" O="$build" -j"$(nproc)" bzImage >"$WORK/build.log" 2>&1; then
-  log "FAIL: building the patched tree (see $WORK/build.log)"; tail -20 "$WORK/build.log"; exit 1
+  tail -20 "$WORK/build.log"; die "building the patched tree (see $WORK/build.log)"
 fi
-grep -E "objtool:|WARNING:" "$WORK/build.log" && fail "objtool or modpost warnings"
-grep -q "AS.*arch/x86/lib/csum-partial_64.o" "$WORK/build.log" || fail "the .S was not assembled"
-log "built the patched 6.12 tree in $((SECONDS - start)) s, objtool clean"
+log "built the patched 6.12 tree in $((SECONDS - start)) s"
+if grep -E "objtool:|WARNING:" "$WORK/build.log"; then
+  fail "objtool or modpost warnings"
+else
+  pass "objtool and modpost clean"
+fi
+check "the .S was assembled" grep -q "AS.*arch/x86/lib/csum-partial_64.o" "$WORK/build.log"
 
 # boot CPU [NAME]: the checksum suite's TAP summary from a boot on that CPU model. There is
 # no init: the boot ends, as expected, with "No working init found" (and its trace), after
@@ -115,7 +120,7 @@ check_boot() {
   elif [[ $summary != "# checksum: pass:5 fail:0 skip:0 total:5" ]]; then
     fail "-cpu $cpu: checksum KUnit suite: ${summary:-no summary}; console $console"
   else
-    log "PASS -cpu $cpu: $summary"
+    pass "-cpu $cpu: $summary"
   fi
 }
 check_boot max
@@ -127,7 +132,7 @@ sed -i '/ALTERNATIVE "jmp .Lcsum_partial_noadx"/d' "$src/arch/x86/lib/csum-parti
 if make -C "$src" O="$build" -j"$(nproc)" bzImage >"$WORK/build-nofallback.log" 2>&1; then
   boot qemu64 qemu64-nofallback
   if grep -q "invalid opcode" "$WORK/console-qemu64-nofallback.txt"; then
-    log "ok: without its fallback the ADX body oopses on qemu64 (invalid opcode), as it must"
+    pass "without its fallback the ADX body oopses on qemu64 (invalid opcode), as it must"
   else
     fail "without its fallback the kernel did not oops on qemu64: the qemu64 boot proves nothing (${summary:-no summary})"
   fi
@@ -138,6 +143,4 @@ restore_tree
 # The next run rebuilds from the pristine tree plus its patches: the objects of this one go.
 rm -f "$build/arch/x86/lib/csum-partial_64.o"
 
-[[ $failures -eq 0 ]] && { log "the kernel's checksum suite passes with and without ADX"; exit 0; }
-log "$failures failures"
-exit 1
+finish

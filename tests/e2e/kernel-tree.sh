@@ -22,25 +22,25 @@
 set -uo pipefail
 CSUMTUNE=${1:?usage: kernel-tree.sh CSUMTUNE SOURCE_DIR [WORK_DIR]}
 SOURCE=${2:?usage: kernel-tree.sh CSUMTUNE SOURCE_DIR [WORK_DIR]}
-WORK=${3:-$(mktemp -d)}
 HERE=$(cd "$(dirname "$0")" && pwd)
+source "$HERE/lib.sh"
+WORK=${3:-$(tmpdir)}
 CACHE=${CSUMTUNE_KERNEL_CACHE:-/var/cache/csumtune-kernel}/tree-6.1
 BYTES=${CSUMTUNE_TRAFFIC_BYTES:-$((32 << 20))}
 TIMEOUT=${CSUMTUNE_QEMU_TIMEOUT:-900}
-log() { echo "kernel-tree: $*"; }
 source "$HERE/packages.sh"
 ensure_packages kernel-tree linux-source-6.1 xz-utils make gcc libc6-dev bc bison flex \
   libelf-dev libssl-dev patch qemu-system-x86 busybox-static cpio python3
 mkdir -p "$WORK" "$CACHE"
 exec 9>"$CACHE/lock"
-flock 9 || { log "cannot lock $CACHE"; exit 1; }
+flock 9 || die "cannot lock $CACHE"
 
 # --- The tree, unpacked once, and its pristine files (packages.sh).
 src=$CACHE/linux-source-6.1
 build=$CACHE/build
 unpack_kernel_tree 6.1 "$CACHE" kernel-tree || exit 1
 restore_tree() { restore_kernel_tree 6.1 "$CACHE"; }
-trap restore_tree EXIT
+on_exit restore_tree
 restore_tree
 
 # --- The configuration: tinyconfig plus our fragment, made again when the fragment changes.
@@ -50,22 +50,22 @@ if ! cmp -s "$HERE/kernel-tree/kernel.config" "$build/csumtune.config"; then
   rm -f "$build/.config"
   { make -C "$src" O="$build" tinyconfig &&
     "$src/scripts/kconfig/merge_config.sh" -m -O "$build" "$build/.config" "$HERE/kernel-tree/kernel.config" &&
-    make -C "$src" O="$build" olddefconfig; } >"$WORK/config.log" 2>&1 || { log "FAIL: configuring (see $WORK/config.log)"; exit 1; }
+    make -C "$src" O="$build" olddefconfig; } >"$WORK/config.log" 2>&1 || die "configuring (see $WORK/config.log)"
   cp "$HERE/kernel-tree/kernel.config" "$build/csumtune.config"
 fi
-for option in $(sed -n 's/^\(CONFIG_[A-Z0-9_]*\)=y$/\1/p' "$HERE/kernel-tree/kernel.config"); do
-  grep -q "^$option=y" "$build/.config" || { log "FAIL: $option is not set in the configured kernel"; exit 1; }
-done
+while read -r option; do
+  grep -q "^$option=y" "$build/.config" || die "$option is not set in the configured kernel"
+done < <(sed -n 's/^\(CONFIG_[A-Z0-9_]*\)=y$/\1/p' "$HERE/kernel-tree/kernel.config")
 
 # --- The guest's programs: busybox and our static agent.
 gcc -static -O2 -Wall -Wextra -Werror -o "$WORK/agent" "$HERE/kernel-tree/agent.c" ||
-  { log "FAIL: cannot build the guest agent"; exit 1; }
+  die "cannot build the guest agent"
 
 # --- The shapes: the committed kernel-safe winner for this CPU and one of every GPR family,
 # using the frame's options too; and the broken one, made from the adc shape.
 key=$("$CSUMTUNE" cpu --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["key"])')
 winner=$SOURCE/results/$key/kernel/results.json
-[[ -f $winner ]] || winner=$(ls "$SOURCE"/results/*/kernel/results.json | head -1)
+[[ -f $winner ]] || winner=$(printf '%s\n' "$SOURCE"/results/*/kernel/results.json | head -1)
 specs=("--results $winner"
        "--params carry=adc,chains=4,unroll=16,prefetch=256,hint=nta"
        "--params carry=adcx,chains=2,unroll=8,words=loop"
@@ -92,12 +92,10 @@ module_params="carry=adcx,chains=4,unroll=12,tail=overlap,exact=40"
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 free_udp_port() { python3 -c 'import socket; s=socket.socket(type=socket.SOCK_DGRAM); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
-failures=0
-fail() { log "FAIL $*"; failures=$((failures + 1)); }
-
 # drop_a_carry FILE: deletes the first `adc $0` (a main loop's fold); 1 if there was none.
 drop_a_carry() {
   cp "$1" "$WORK/unbroken.S"
+  # shellcheck disable=SC2016  # (a sed script: $0 is the instruction's operand)
   sed -i '0,/^\tadc\t\$0, %/{/^\tadc\t\$0, %/d}' "$1"
   ! cmp -s "$1" "$WORK/unbroken.S"
 }
@@ -175,7 +173,7 @@ boot_shape() {
   cp "$dir/module/csum_test.ko" "$root/modules/harness.ko"
   (cd "$root" && find . | cpio -o -H newc 2>/dev/null | gzip -1 >"$dir/initramfs.cpio.gz")
   local tcp udp
-  tcp=$(free_port) && udp=$(free_udp_port) || { fail "no free port"; return 1; }
+  if ! { tcp=$(free_port) && udp=$(free_udp_port); }; then fail "no free port"; return 1; fi
   local start=$SECONDS
   timeout "$TIMEOUT" qemu-system-x86_64 -accel tcg -cpu "$cpu" -m 512 -nographic -no-reboot \
     -kernel "$dir/bzImage" -initrd "$dir/initramfs.cpio.gz" \
@@ -225,10 +223,11 @@ verdict() {
   [[ -n $taint && $(( taint & ~(4096 | 8192) )) -eq 0 ]] || problems+=("tainted '$taint'")
   local tcp_bytes=$BYTES
   [[ $cpu != max ]] && tcp_bytes=$((4 << 20))
-  local moved="$((2 * tcp_bytes)) TCP bytes (SHA-256 equal both ends), 1472 UDP datagrams, $pings pings, $(grep -o 'icmp-socket [0-9]* echoes' "$console"), $(grep -o '[0-9]* of [0-9]* EFAULT' "$dir/traffic.log") on receive, $(grep -o 'send-faults [0-9]* sends' "$console" | cut -d' ' -f2) EFAULT on send"
-  local times="build $(cat "$dir/build.seconds") s, boot+traffic $(cat "$dir/boot.seconds") s under TCG"
+  local moved times
+  moved="$((2 * tcp_bytes)) TCP bytes (SHA-256 equal both ends), 1472 UDP datagrams, $pings pings, $(grep -o 'icmp-socket [0-9]* echoes' "$console"), $(grep -o '[0-9]* of [0-9]* EFAULT' "$dir/traffic.log") on receive, $(grep -o 'send-faults [0-9]* sends' "$console" | cut -d' ' -f2) EFAULT on send"
+  times="build $(cat "$dir/build.seconds") s, boot+traffic $(cat "$dir/boot.seconds") s under TCG"
   if [[ ${#problems[@]} -eq 0 ]]; then
-    log "PASS $shape: csum_partial $(cat "$dir/size") bytes; copy $(cat "$dir/copy-shape"): csum_partial_copy_generic $(cat "$dir/copy-size") bytes; $moved; InCsumErrors 0; module harness PASS ($times)"
+    pass "$shape: csum_partial $(cat "$dir/size") bytes; copy $(cat "$dir/copy-shape"): csum_partial_copy_generic $(cat "$dir/copy-size") bytes; $moved; InCsumErrors 0; module harness PASS ($times)"
   else
     fail "$shape: $(printf '%s; ' "${problems[@]}") ($times; console $console)"
   fi
@@ -262,7 +261,7 @@ for n in "${!specs[@]}"; do
   if [[ $(cat "$WORK/shape$n/shape") == BROKEN* ]]; then
     errors=$(csum_errors "$WORK/shape$n/console.txt")
     if [[ $traffic -ne 0 && $errors =~ ^[0-9]+$ && $errors -gt 0 ]]; then
-      log "ok: the broken .S ($(cat "$WORK/shape$n/shape")) was caught: $(grep FAIL "$WORK/shape$n/traffic.log" | head -2 | tr '\n' ' ')InCsumErrors $errors"
+      pass "the broken .S ($(cat "$WORK/shape$n/shape")) was caught: $(grep FAIL "$WORK/shape$n/traffic.log" | head -2 | tr '\n' ' ')InCsumErrors $errors"
     else
       fail "the broken .S was not caught (traffic status $traffic, InCsumErrors $errors)"
     fi
@@ -272,7 +271,7 @@ for n in "${!specs[@]}"; do
     console=$WORK/shape$n/console.txt
     errors=$(csum_errors "$console")
     if grep -q "csumtune-e2e: icmp-socket FAIL" "$console" && [[ $traffic -ne 0 && $errors =~ ^[0-9]+$ && $errors -gt 0 ]]; then
-      log "ok: the broken copy ($(cat "$WORK/shape$n/copy-shape")) was caught: $(grep -o 'icmp-socket FAIL.*' "$console" | head -1); $(grep FAIL "$WORK/shape$n/traffic.log" | head -1) InCsumErrors $errors"
+      pass "the broken copy ($(cat "$WORK/shape$n/copy-shape")) was caught: $(grep -o 'icmp-socket FAIL.*' "$console" | head -1); $(grep FAIL "$WORK/shape$n/traffic.log" | head -1) InCsumErrors $errors"
     else
       fail "the broken copy was not caught (icmp: $(grep -o 'icmp-socket.*' "$console" | head -1); traffic status $traffic, InCsumErrors $errors)"
     fi
@@ -286,6 +285,4 @@ for n in "${!specs[@]}"; do
 done
 restore_tree
 log "(times are emulated by TCG: not speeds)"
-[[ $failures -eq 0 ]] && { log "all shapes PASS"; exit 0; }
-log "$failures failures"
-exit 1
+finish
