@@ -9,19 +9,18 @@
 # Nothing is timed against a threshold: the figures checked are the scheduler's.
 set -u
 CSUMTUNE=${1:?usage: busy-machine.sh path/to/csumtune}
-failures=0
-work=$(mktemp -d)
+source "$(dirname "$0")/lib.sh"
+work=$(tmpdir)
 loads=()
-cleanup() {
+stop_loads() {
   for pid in "${loads[@]}"; do kill "$pid" 2>/dev/null; done
-  rm -rf "$work"
 }
-trap cleanup EXIT
+on_exit stop_loads
 
 # The last CPU this process may run on (not nproc - 1: under a cpuset such as 2-3 that CPU is
 # not ours, and taskset/--cpu would refuse it).
 cpu=$(python3 -c 'import os; print(max(os.sched_getaffinity(0)))')
-tiny=(tune --kernel-safe --budget 16 --sizes 40:7,1500:1 --frame-shapes 0 --polish-shapes 0 --finalists 2 --cpu "$cpu"
+tiny=(tune --kernel-safe --budget 16 --sizes "40:7,1500:1" --frame-shapes 0 --polish-shapes 0 --finalists 2 --cpu "$cpu"
       --set-size 64)
 
 # load SECONDS: a busy loop on the measuring CPU for SECONDS (0 = until killed).
@@ -34,30 +33,23 @@ load() {
   loads+=($!)
 }
 
-check() {  # check NAME PYTHON-EXPRESSION-ON-d RESULTS.JSON
-  if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); c=d['contention']; assert $2, (c['phases'], c['waited_seconds'])" "$3"; then
-    echo "ok:   $1"
-  else
-    echo "FAIL: $1"
-    failures=$((failures + 1))
-  fi
-}
-
-contains() {  # contains NAME TEXT SUBSTRING
-  if [[ $2 == *"$3"* ]]; then echo "ok:   $1"; else echo "FAIL: $1: '$3' not in: $2"; failures=$((failures + 1)); fi
+# contention PYTHON-EXPRESSION RESULTS.JSON: the expression holds of the file's contention
+# object (c; the whole file is d).
+contention() {
+  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); c=d['contention']; assert $1, (c['phases'], c['waited_seconds'])" "$2"
 }
 
 # 1. Busy all along.
 load 0
 out=$("$CSUMTUNE" "${tiny[@]}" --out "$work/busy" --quiet 2>&1)
 kill "${loads[-1]}"
-contains "busy: the summary says so" "$out" "machine  the machine was busy during"
-contains "busy: the winner may differ" "$out" "the winner may differ in a quiet period"
-check "busy: run-queue wait recorded for the search" \
+check "busy: the summary says so" contains "$out" "machine  the machine was busy during"
+check "busy: the winner may differ" contains "$out" "the winner may differ in a quiet period"
+check "busy: run-queue wait recorded for the search" contention \
   "c['phases'][0]['phase'] == 'search' and c['phases'][0]['run_queue_wait_share'] > 0.2 and c['disturbed']" \
   "$work/busy/results.json"
-contains "busy: report.md says so at the top" "$(head -3 "$work/busy/report.md")" "**Machine: the machine was busy"
-contains "busy: show says so" "$("$CSUMTUNE" show "$work/busy/results.json")" "machine      the machine was busy"
+check "busy: report.md says so at the top" contains "$(head -3 "$work/busy/report.md")" "**Machine: the machine was busy"
+check "busy: show says so" contains "$("$CSUMTUNE" show "$work/busy/results.json")" "machine      the machine was busy"
 
 # 2. A load for the first 6 seconds; --wait-quiet waits it out.
 load 6
@@ -65,23 +57,25 @@ start=$(date +%s)
 out=$("$CSUMTUNE" "${tiny[@]}" --out "$work/wait" --quiet --wait-quiet=120 2>&1)
 status=$?
 end=$(date +%s)
-contains "wait: the run completes" "$status" "0"
+check "wait: the run completes (status $status)" test "$status" -eq 0
 # (The search kept nothing disturbed; a later probe on a noisy VM may still read a few per
 # cent slow, which the run then reports: that is the monitor doing its job, not a failure.)
-[[ $out == *"machine  the machine was quiet"* || $out == *"busy during 0 % of the search"* ]] &&
-  echo "ok:   wait: the search ran quiet after the wait" ||
-  { echo "FAIL: wait: the search was not quiet after the wait: $out"; failures=$((failures + 1)); }
-check "wait: it waited for the load, kept no disturbed search measurement, within the limit" \
+if [[ $out == *"machine  the machine was quiet"* || $out == *"busy during 0 % of the search"* ]]; then
+  pass "wait: the search ran quiet after the wait"
+else
+  fail "wait: the search was not quiet after the wait: $out"
+fi
+check "wait: it waited for the load, kept no disturbed search measurement, within the limit" contention \
   "c['waited_seconds'] >= 3 and c['phases'][0]['disturbed'] == 0 and not c['wait_limit_ran_out']" \
   "$work/wait/results.json"
-[[ $((end - start)) -ge 6 ]] && echo "ok:   wait: lasted past the load" || { echo "FAIL: wait: ended after $((end - start)) s, before the load"; failures=$((failures + 1)); }
+check "wait: lasted past the load (ended after $((end - start)) s)" test $((end - start)) -ge 6
 
 # 3. The load outlasts the limit: the run goes on and says so.
 load 0
 out=$("$CSUMTUNE" "${tiny[@]}" --out "$work/limit" --quiet --wait-quiet=2 2>&1)
 kill "${loads[-1]}"
-contains "limit: says the limit ran out" "$out" "the 2 s limit ran out while busy"
-check "limit: recorded" "c['wait_limit_ran_out'] and c['disturbed']" "$work/limit/results.json"
+check "limit: says the limit ran out" contains "$out" "the 2 s limit ran out while busy"
+check "limit: recorded" contention "c['wait_limit_ran_out'] and c['disturbed']" "$work/limit/results.json"
 
 # 3b. The time limit runs out while waiting, before anything was measured: nothing was wrong,
 # so not "no correct candidate" (exit 1) but a message that says what happened (exit 2).
@@ -89,8 +83,8 @@ load 0
 out=$("$CSUMTUNE" "${tiny[@]}" --out "$work/nothing" --quiet --wait-quiet=5 --time 3 2>&1)
 status=$?
 kill "${loads[-1]}"
-[[ $status -eq 2 ]] && echo "ok:   time out while waiting: exit 2" || { echo "FAIL: time out while waiting: exit $status"; failures=$((failures + 1)); }
-contains "time out while waiting: says nothing was measured" "$out" "no candidate was measured"
+check "time out while waiting: exit 2 (status $status)" test "$status" -eq 2
+check "time out while waiting: says nothing was measured" contains "$out" "no candidate was measured"
 
 # 4. Ctrl-C while waiting.
 load 0
@@ -103,11 +97,6 @@ wait "$pid"
 status=$?
 end=$(date +%s)
 kill "${loads[-1]}"
-contains "interrupt: exit 130" "$status" "130"
-[[ $((end - start)) -le 3 ]] && echo "ok:   interrupt: stopped waiting at once" || { echo "FAIL: interrupt took $((end - start)) s"; failures=$((failures + 1)); }
-
-if [[ $failures -ne 0 ]]; then
-  echo "$failures check(s) failed"
-  exit 1
-fi
-echo "all busy-machine checks passed"
+check "interrupt: exit 130 (status $status)" test "$status" -eq 130
+check "interrupt: stopped waiting at once (in $((end - start)) s)" test $((end - start)) -le 3
+finish
