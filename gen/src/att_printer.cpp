@@ -77,7 +77,7 @@ char sizeSuffix(uint32_t bytes) {
 // Instructions the generator emits, with how to print them. Anything else is refused.
 enum class Form {
   Plain,   // mnemonic as asmjit names it; size from the register operand
-  RegReg,  // two-register ALU/mov: may need {load} to keep asmjit's direction
+  RegReg,  // two-register ALU/mov: in asmjit's load direction, printed as its bytes
   Zx,      // movzx: AT&T movz<src><dst>
   Jump,    // jmp/jcc to a label: may need {disp32}
   Return,  // ret (or the kernel's RET macro)
@@ -146,7 +146,8 @@ const std::map<InstId, Form>& vocabulary() {
 }
 
 // True when asmjit put the destination in ModRM.reg (the "load" direction, opcode with the
-// 0x02 direction bit set), which GNU as only picks when told `{load}`.
+// 0x02 direction bit set), which GNU as and clang never pick for a register-register form
+// by themselves.
 bool usesLoadDirection(const std::vector<uint8_t>& bytes, NodeBytes at) {
   std::size_t i = at.offset;
   const std::size_t end = at.offset + at.size;
@@ -243,13 +244,20 @@ class Printer {
     throw CodegenError("AT&T printer: operand kind it cannot print");
   }
 
+  // `.byte 0x48, 0x03, 0xc8`: the node's encoding as data.
+  std::string byteDirective(NodeBytes at) const {
+    std::string text = ".byte\t";
+    for (std::size_t i = 0; i < at.size; ++i)
+      text += fmt::format("{}{:#04x}", i ? ", " : "", bytes_.at(at.offset + i));
+    return text;
+  }
+
   std::string instruction(const InstNode* inst, NodeBytes at) const {
     const auto found = vocabulary().find(inst->id());
     if (found == vocabulary().end()) {
       throw CodegenError(fmt::format("AT&T printer cannot print '{}'", instName(inst->id())));
     }
     std::string mnemonic = instName(inst->id());
-    std::string prefix;
     // AT&T lists operands source first.
     std::vector<std::string> ops;
     for (uint32_t i = inst->opCount(); i-- > 0;) ops.push_back(operand(inst->op(i)));
@@ -282,7 +290,11 @@ class Printer {
       case Form::RegReg:
         if (inst->opCount() == 2 && inst->op(0).isReg() && inst->op(1).isReg() &&
             usesLoadDirection(bytes_, at)) {
-          prefix = "{load} ";
+          // GNU as would be told `{load}`, but clang's integrated assembler rejects that
+          // pseudo-prefix ("unknown prefix") and `.s` for ALU mnemonics: the instruction's
+          // own bytes, named in a comment, are the same to every assembler.
+          return fmt::format("{}\t/* {}\t{}, {}: the load-direction encoding */",
+                             byteDirective(at), mnemonic, ops[0], ops[1]);
         }
         [[fallthrough]];
       case Form::Plain:
@@ -290,7 +302,7 @@ class Printer {
         if (!hasReg && memSize != 0) mnemonic += sizeSuffix(memSize);
         break;
     }
-    std::string text = prefix + mnemonic;
+    std::string text = mnemonic;
     for (std::size_t i = 0; i < ops.size(); ++i) text += (i == 0 ? "\t" : ", ") + ops[i];
     return text;
   }

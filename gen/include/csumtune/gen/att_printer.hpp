@@ -1,10 +1,13 @@
 // The AT&T printer: the Builder node list of a KernelProgram as GNU assembler text that
 // assembles to exactly the bytes the JIT runs.
 //
-// Where GNU as would pick a different encoding than asmjit did, the printer says which one
-// to use: `{disp32}` on jumps asmjit encoded with a 32-bit displacement (as would shrink
-// them), `{load}` on register-register instructions asmjit encoded in the load (ModRM.reg
-// = destination) direction. An instruction it does not know is an error, never a guess.
+// The text assembles to the same bytes with GNU as and with clang's integrated assembler.
+// Where an assembler would pick a different encoding than asmjit did, the printer says which
+// one to use in a form both accept: `{disp32}` on jumps asmjit encoded with a 32-bit
+// displacement (an assembler would shrink them); a register-register instruction asmjit
+// encoded in the load (ModRM.reg = destination) direction is printed as its bytes
+// (`.byte ...` with the instruction in a comment), since clang rejects GNU as's `{load}`.
+// An instruction it does not know is an error, never a guess.
 #pragma once
 
 #include <string>
