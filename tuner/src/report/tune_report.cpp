@@ -7,12 +7,14 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "atomic_file.hpp"
 #include "csumtune/gen/kernel_program.hpp"
+#include "report/pareto_svg.hpp"
 #include "search/code_size_tradeoff.hpp"
 
 namespace csumtune::tuner {
@@ -25,6 +27,43 @@ std::string ci(const RatioEstimate& r) {
 
 bool haveGnuplot() {
   return std::system("command -v gnuplot >/dev/null 2>&1") == 0;
+}
+
+// sweep.svg by gnuplot: winner / reference time at every swept length, hot and cold, and the
+// line at 1 (the reference). Nothing when gnuplot fails (`why` says so).
+std::optional<Plot> drawSweep(const TuneRun& run, std::string* why) {
+  namespace fs = std::filesystem;
+  const fs::path work = fs::temp_directory_path() / fmt::format("csumtune-plot-{}", ::getpid());
+  fs::create_directories(work);
+  std::optional<Plot> plot;
+  {
+    std::ofstream hot(work / "hot.dat"), cold(work / "cold.dat");
+    for (const auto& p : run.sweep)
+      (p.cache == CacheState::Hot ? hot : cold) << p.size << ' ' << p.ratio() << '\n';
+  }
+  const fs::path script = work / "sweep.svg.gp", out = work / "sweep.svg";
+  std::ofstream(script) << fmt::format(
+      "set terminal svg size 900,480 dynamic\nset output '{}'\nset logscale x "
+      "2\nset xlabel 'buffer length (bytes)'\n"
+      "set ylabel 'time, winner / {} (under 1: faster)'\nset grid\n"
+      "set key top right\nset title 'winner / {} at every length 1..256 and "
+      "up to 64 KiB'\nset arrow from graph 0, first 1 to graph 1, first 1 "
+      "nohead dt 2\n"
+      "plot '{}' using 1:2 with lines title 'hot', '{}' using 1:2 with lines "
+      "title 'cold'\n",
+      out.string(), run.reference, run.reference, (work / "hot.dat").string(),
+      (work / "cold.dat").string());
+  if (std::system(fmt::format("gnuplot '{}' >/dev/null 2>&1", script.string()).c_str()) == 0 &&
+      fs::exists(out)) {
+    std::ifstream in(out);
+    plot = Plot{"sweep.svg",
+                std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>())};
+  } else if (why) {
+    *why = "gnuplot failed on sweep.svg";
+  }
+  std::error_code ec;
+  fs::remove_all(work, ec);
+  return plot;
 }
 
 }  // namespace
@@ -269,68 +308,18 @@ std::string renderTuneReport(const TuneRun& run, const std::vector<std::string>&
 }
 
 std::vector<Plot> drawPlots(const TuneRun& run, std::string* why) {
-  if (!haveGnuplot()) {
-    if (why) *why = "gnuplot is not installed (apt-get install gnuplot-nox): no plots";
-    return {};
-  }
-  namespace fs = std::filesystem;
-  const fs::path work = fs::temp_directory_path() / fmt::format("csumtune-plot-{}", ::getpid());
-  fs::create_directories(work);
   std::vector<Plot> written;
-  auto runScript = [&](const std::string& name, const std::string& script) {
-    const fs::path file = work / (name + ".gp");
-    std::ofstream(file) << script;
-    const fs::path out = work / name;
-    if (std::system(fmt::format("gnuplot '{}' >/dev/null 2>&1", file.string()).c_str()) == 0 &&
-        fs::exists(out)) {
-      std::ifstream in(out);
-      const std::string svg((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-      written.push_back({name, svg});
-    } else if (why) {
-      *why = "gnuplot failed on " + name;
-    }
-  };
   if (!run.sweep.empty()) {
-    std::ofstream hot(work / "hot.dat"), cold(work / "cold.dat");
-    for (const auto& p : run.sweep)
-      (p.cache == CacheState::Hot ? hot : cold) << p.size << ' ' << p.ratio() << '\n';
-    hot.close();
-    cold.close();
-    runScript("sweep.svg",
-              fmt::format("set terminal svg size 900,480 dynamic\nset output '{}'\nset logscale x "
-                          "2\nset xlabel 'buffer length (bytes)'\n"
-                          "set ylabel 'time, winner / {} (under 1: faster)'\nset grid\n"
-                          "set key top right\nset title 'winner / {} at every length 1..256 and "
-                          "up to 64 KiB'\nset arrow from graph 0, first 1 to graph 1, first 1 "
-                          "nohead dt 2\n"
-                          "plot '{}' using 1:2 with lines title 'hot', '{}' using 1:2 with lines "
-                          "title 'cold'\n",
-                          (work / "sweep.svg").string(), run.reference, run.reference,
-                          (work / "hot.dat").string(), (work / "cold.dat").string()));
-  }
-  std::map<std::string, std::ofstream> perFamily;
-  std::string plot;
-  for (const auto& e : run.evaluations) {
-    if (e.status != EvalStatus::Ok) continue;
-    const std::string carry(gen::toString(e.params.carry));
-    if (!perFamily.count(carry)) {
-      perFamily[carry].open(work / (carry + ".dat"));
-      plot += fmt::format("{}'{}' using 1:2 with points pt 7 ps 0.5 title '{}'",
-                          plot.empty() ? "" : ", ", (work / (carry + ".dat")).string(), carry);
+    if (haveGnuplot()) {
+      if (auto sweep = drawSweep(run, why)) written.push_back(std::move(*sweep));
+    } else if (why) {
+      *why = "gnuplot is not installed (apt-get install gnuplot-nox): no sweep.svg";
     }
-    perFamily[carry] << e.params.unroll + 0.1 * (e.params.chains - 4) << ' ' << e.score << '\n';
   }
-  for (auto& [name, stream] : perFamily) stream.close();
-  if (!plot.empty()) {
-    runScript("space.svg",
-              fmt::format(
-                  "set terminal svg size 800,480 dynamic\nset output '{}'\nset xlabel 'unroll "
-                  "(8-byte words per iteration; chains offset within)'\n"
-                  "set ylabel 'score / reference (lower is better)'\nset grid\nset key top right\n"
-                  "set title 'every evaluation of the search'\nplot {}\n",
-                  (work / "space.svg").string(), plot));
-  }
-  fs::remove_all(work);
+  // Drawn by csumtune itself: every point at its true height on a log axis, the reference's
+  // 1.0 line, a legend (pareto_svg.hpp).
+  if (std::string space = spaceSvg(run.evaluations, run.reference); !space.empty())
+    written.push_back({"space.svg", std::move(space)});
   return written;
 }
 

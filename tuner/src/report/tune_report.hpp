@@ -1,4 +1,4 @@
-// report.md for a tuning run, plus SVG plots drawn by gnuplot when it is installed.
+// report.md for a tuning run, plus its SVG plots (sweep.svg by gnuplot when it is installed).
 #pragma once
 
 #include <string>
@@ -17,9 +17,10 @@ struct Plot {
   std::string svg;
 };
 
-// Draws sweep.svg (winner / reference time at every swept length, hot and cold) and
-// space.svg (score against unroll for every evaluation, one series per carry family) with
-// gnuplot. Empty when gnuplot is missing or fails (`why` says which).
+// Draws sweep.svg (winner / reference time at every swept length, hot and cold) with gnuplot,
+// and space.svg (score against unroll for every correct evaluation, one colour per carry
+// family; pareto_svg.hpp) itself. Without gnuplot (or when it fails) there is no sweep.svg
+// and `why` says so.
 std::vector<Plot> drawPlots(const TuneRun& run, std::string* why);
 
 }  // namespace csumtune::tuner
