@@ -11,6 +11,7 @@
 struct csumtune_kernel {
   csumtune::Kernel kernel;
   std::string origin;
+  csumtune::Fallback fallback = csumtune::Fallback::None;
 };
 
 namespace {
@@ -27,7 +28,7 @@ template <typename Make>
 csumtune_kernel* create(char* err, size_t errlen, Make make) {
   try {
     csumtune::LoadedKernel loaded = make();
-    return new csumtune_kernel{std::move(loaded.kernel), std::move(loaded.origin)};
+    return new csumtune_kernel{std::move(loaded.kernel), std::move(loaded.origin), loaded.fallback};
   } catch (const std::exception& e) {
     writeError(err, errlen, e.what());
   } catch (...) {
@@ -70,6 +71,25 @@ csumtune_kernel* csumtune_best(char* err, size_t errlen) {
 
 const char* csumtune_kernel_origin(const csumtune_kernel* k) {
   return k ? k->origin.c_str() : nullptr;
+}
+
+int csumtune_kernel_fallback(const csumtune_kernel* k) {
+  using csumtune::Fallback;
+  switch (k ? k->fallback : Fallback::None) {
+    case Fallback::None:
+      return CSUMTUNE_TUNED;
+    case Fallback::NoResultsDirectory:
+      return CSUMTUNE_FALLBACK_NO_RESULTS_DIR;
+    case Fallback::NoRunForThisCpu:
+      return CSUMTUNE_FALLBACK_NO_RUN_FOR_CPU;
+    case Fallback::RunForAnotherCpu:
+      return CSUMTUNE_FALLBACK_OTHER_CPU;
+    case Fallback::NoUsableRun:
+      return CSUMTUNE_FALLBACK_NO_USABLE_RUN;
+    case Fallback::SearchFailed:
+      return CSUMTUNE_FALLBACK_SEARCH_FAILED;
+  }
+  return CSUMTUNE_FALLBACK_SEARCH_FAILED;
 }
 
 csumtune_fn csumtune_kernel_fn(const csumtune_kernel* k) {

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <random>
 #include <thread>
 
@@ -71,12 +72,26 @@ class LoaderTest : public ::testing::Test {
     fs::create_directories(dir_);
     host_ = hostCpu();
     key_ = cpuKey(host_);
+    // The user's results directory of the search path: an empty one of the test's own (not
+    // the developer's ~/.local/share/csumtune/results).
+    for (const char* name : {"XDG_DATA_HOME", "HOME"}) {
+      if (const char* value = std::getenv(name)) saved_[name] = value;
+    }
+    setenv("XDG_DATA_HOME", (dir_ / "xdg").c_str(), 1);
   }
   void TearDown() override {
     detail::setInstalledResultsForTesting(std::nullopt);
     fs::remove_all(dir_);
     unsetenv("CSUMTUNE_RESULTS");
+    for (const char* name : {"XDG_DATA_HOME", "HOME"}) {
+      if (saved_.count(name))
+        setenv(name, saved_[name].c_str(), 1);
+      else
+        unsetenv(name);
+    }
   }
+  // Where best() looks for the user's runs with this test's XDG_DATA_HOME.
+  fs::path userResults() const { return dir_ / "xdg" / "csumtune" / "results"; }
   std::string write(const std::string& name, const std::string& text) {
     const fs::path p = dir_ / name;
     fs::create_directories(p.parent_path());
@@ -113,6 +128,7 @@ class LoaderTest : public ::testing::Test {
   fs::path dir_;
   CpuIdentity host_;
   std::string key_;
+  std::map<std::string, std::string> saved_;
 };
 
 TEST_F(LoaderTest, LoadsTheWinnerOfAGoodFile) {
@@ -242,6 +258,188 @@ TEST_F(LoaderTest, BestFallsBackToTheSafeDefaultAndSaysSo) {
   ASSERT_NE(k, nullptr);
   EXPECT_STRNE(err, "");
   csumtune_kernel_free(k);
+}
+
+// The search order: CSUMTUNE_RESULTS, then the user's results directory
+// ($XDG_DATA_HOME/csumtune/results, else ~/.local/share/csumtune/results), then the installed
+// results; the first directory with a usable run for this CPU wins.
+TEST_F(LoaderTest, TheUserResultsDirectoryFollowsTheXdgRule) {
+  EXPECT_EQ(userResultsDirectory(), userResults().string());
+  setenv("HOME", (dir_ / "home").c_str(), 1);
+  unsetenv("XDG_DATA_HOME");
+  EXPECT_EQ(userResultsDirectory(), (dir_ / "home/.local/share/csumtune/results").string());
+  // Empty or relative: not a base directory (the XDG rule), HOME's default instead.
+  for (const char* ignored : {"", "relative/data"}) {
+    setenv("XDG_DATA_HOME", ignored, 1);
+    EXPECT_EQ(userResultsDirectory(), (dir_ / "home/.local/share/csumtune/results").string())
+        << "XDG_DATA_HOME='" << ignored << "'";
+  }
+  setenv("XDG_DATA_HOME", (dir_ / "xdg").c_str(), 1);
+  setenv("CSUMTUNE_RESULTS", "/first:/second", 1);
+  detail::setInstalledResultsForTesting("/installed");
+  EXPECT_EQ(resultsSearchPath(), (std::vector<std::string>{"/first", "/second",
+                                                           userResults().string(), "/installed"}));
+}
+
+TEST_F(LoaderTest, BestFindsTheRunsTheUserPutInTheirResultsDirectory) {
+  detail::setInstalledResultsForTesting("");
+  const std::string path = writeRun("xdg/csumtune/results/" + key_ + "/mtu",
+                                    resultsFor("carry=adc,chains=2,unroll=6", host_, key_, "mtu"));
+  const LoadedKernel chosen = best();
+  EXPECT_EQ(chosen.kernel.params(), gen::parseParams("carry=adc,chains=2,unroll=6"))
+      << chosen.origin;
+  EXPECT_EQ(chosen.fallback, Fallback::None);
+  EXPECT_EQ(chosen.origin.rfind(path, 0), 0u) << chosen.origin;
+  char err[512] = "";
+  csumtune_kernel* k = csumtune_best(err, sizeof err);
+  ASSERT_NE(k, nullptr) << err;
+  EXPECT_EQ(csumtune_kernel_fallback(k), CSUMTUNE_TUNED);
+  EXPECT_NE(std::string(err).find(path), std::string::npos) << err;
+  csumtune_kernel_free(k);
+  // The same through HOME when XDG_DATA_HOME is not set.
+  unsetenv("XDG_DATA_HOME");
+  setenv("HOME", (dir_ / "home").c_str(), 1);
+  EXPECT_EQ(best().fallback, Fallback::NoResultsDirectory);
+  fs::create_directories(dir_ / "home/.local/share/csumtune/results");
+  fs::rename(userResults() / key_, dir_ / "home/.local/share/csumtune/results" / key_);
+  const LoadedKernel viaHome = best();
+  EXPECT_EQ(viaHome.fallback, Fallback::None) << viaHome.origin;
+  EXPECT_NE(viaHome.origin.find("/home/.local/share/csumtune/results/" + key_ + "/mtu"),
+            std::string::npos)
+      << viaHome.origin;
+}
+
+TEST_F(LoaderTest, TheFirstDirectoryWithAUsableRunWins) {
+  // Installed: the preferred profile. The user's: mtu. CSUMTUNE_RESULTS: a bulk run, a broken
+  // imix run (passed over) and a copying run (not a csum_partial).
+  writeRun("installed/" + key_ + "/imix", resultsFor("carry=adc,chains=4,unroll=8", host_, key_));
+  writeRun("xdg/csumtune/results/" + key_ + "/mtu",
+           resultsFor("carry=adc,chains=2,unroll=6", host_, key_, "mtu"));
+  writeRun("env/" + key_ + "/bulk", resultsFor("carry=adc,chains=3,unroll=9", host_, key_, "bulk"));
+  write("env/" + key_ + "/imix/results.json", "{ broken");
+  writeRun("env/" + key_ + "/copy-imix",
+           resultsFor("carry=adc,chains=7,unroll=14,kind=copy", host_, key_));
+  detail::setInstalledResultsForTesting((dir_ / "installed").string());
+  setenv("CSUMTUNE_RESULTS", (dir_ / "env").c_str(), 1);
+
+  const ResultsSearch search = searchResults();
+  EXPECT_EQ(search.cpuKey, key_);
+  ASSERT_EQ(search.existing.size(), 3u);
+  ASSERT_EQ(search.runs.size(), 5u);
+  // Directory by directory; within one, the usable runs first.
+  EXPECT_NE(search.runs[0].path.find("env/" + key_ + "/bulk"), std::string::npos);
+  EXPECT_EQ(search.runs[0].problem, "");
+  EXPECT_NE(search.runs[1].problem, "");
+  EXPECT_NE(search.runs[2].problem, "");
+  EXPECT_NE(search.runs[3].path.find("xdg/"), std::string::npos);
+  EXPECT_EQ(search.runs[3].directory, userResults().string());
+  EXPECT_NE(search.runs[4].path.find("installed/"), std::string::npos);
+  EXPECT_EQ(best().kernel.params().unroll, 9) << "CSUMTUNE_RESULTS first";
+  unsetenv("CSUMTUNE_RESULTS");
+  EXPECT_EQ(best().kernel.params().unroll, 6) << "then the user's results";
+  fs::remove_all(userResults() / key_ / "mtu");
+  EXPECT_EQ(best().kernel.params().unroll, 8) << "then the installed ones";
+}
+
+// best() says when and why it fell back to the default: in words in the origin, and as a
+// Fallback (and csumtune_kernel_fallback() in C).
+TEST_F(LoaderTest, BestSaysWhyItFellBackToTheDefault) {
+  detail::setInstalledResultsForTesting((dir_ / "installed").string());
+  setenv("CSUMTUNE_RESULTS", (dir_ / "nowhere").c_str(), 1);
+  auto expectFallback = [&](Fallback reason, int cReason, std::vector<std::string> words) {
+    const LoadedKernel k = best();
+    EXPECT_EQ(k.fallback, reason) << k.origin;
+    EXPECT_EQ(k.kernel.params(), defaultParams());
+    EXPECT_EQ(k.origin.rfind("default " + defaultParams().toString() + " (fallback: ", 0), 0u)
+        << k.origin;
+    for (const std::string& w : words) EXPECT_NE(k.origin.find(w), std::string::npos) << k.origin;
+    char err[1024] = "";
+    csumtune_kernel* c = csumtune_best(err, sizeof err);
+    ASSERT_NE(c, nullptr);
+    EXPECT_EQ(csumtune_kernel_fallback(c), cReason) << err;
+    EXPECT_EQ(std::string(csumtune_kernel_origin(c)), k.origin);
+    csumtune_kernel_free(c);
+  };
+  // No directory of the search path exists: each is named, and where a run should go.
+  expectFallback(Fallback::NoResultsDirectory, CSUMTUNE_FALLBACK_NO_RESULTS_DIR,
+                 {"no results directory", (dir_ / "nowhere").string(), userResults().string(),
+                  (dir_ / "installed").string(), "csumtune tune",
+                  userResults().string() + "/" + key_ + "/"});
+  // Directories, but no run for this CPU's key: the keys that are there are named.
+  writeRun("xdg/csumtune/results/intel-06-3c-3-12345678/imix",
+           resultsFor("carry=adc", host_, "intel-06-3c-3-12345678"));
+  expectFallback(Fallback::NoRunForThisCpu, CSUMTUNE_FALLBACK_NO_RUN_FOR_CPU,
+                 {"no run for this CPU (key " + key_ + ")", userResults().string(),
+                  "intel-06-3c-3-12345678"});
+  // A run filed under this CPU's key but tuned on another CPU (copied to the wrong folder).
+  writeRun("xdg/csumtune/results/" + key_ + "/imix",
+           resultsFor("carry=adc", host_, "amd-ff-ff-0-00000000"));
+  expectFallback(Fallback::RunForAnotherCpu, CSUMTUNE_FALLBACK_OTHER_CPU,
+                 {"tuned on another CPU", "amd-ff-ff-0-00000000"});
+  // Runs for this CPU, none usable: an interrupted one, a broken one.
+  json interrupted = resultsFor("carry=adc,chains=3,unroll=9", host_, key_);
+  interrupted["complete"] = false;
+  writeRun("installed/" + key_ + "/imix", interrupted);
+  write("installed/" + key_ + "/mtu/results.json", "{ broken");
+  expectFallback(Fallback::NoUsableRun, CSUMTUNE_FALLBACK_NO_USABLE_RUN,
+                 {"no usable tuned results for CPU " + key_, "more run(s) not usable"});
+  EXPECT_EQ(csumtune_kernel_fallback(nullptr), CSUMTUNE_TUNED);
+  EXPECT_STREQ(toString(Fallback::NoRunForThisCpu), "no-run-for-this-cpu");
+}
+
+// installRun: a finished run copied where best() finds it, under the folder name tune gives
+// it; an unfinished or inconsistent run refused, nothing left behind.
+TEST_F(LoaderTest, InstallRunCopiesAFinishedRunWhereBestFindsIt) {
+  detail::setInstalledResultsForTesting("");
+  const std::string winner = "carry=adc,chains=2,unroll=6";
+  const fs::path run =
+      fs::path(writeRun("out/anything", resultsFor(winner, host_, key_, "mtu", "cold")))
+          .parent_path();
+  write("out/anything/report.md", "# report\n");
+  write("out/anything/stray.txt", "not a run file\n");
+  EXPECT_EQ(best().fallback, Fallback::NoResultsDirectory);
+  const std::string installed = installRun(run.string());
+  EXPECT_EQ(installed, (userResults() / key_ / "mtu-cold" / "results.json").string());
+  EXPECT_TRUE(fs::is_regular_file(userResults() / key_ / "mtu-cold" / "winner.S"));
+  EXPECT_TRUE(fs::is_regular_file(userResults() / key_ / "mtu-cold" / "report.md"));
+  EXPECT_FALSE(fs::exists(userResults() / key_ / "mtu-cold" / "stray.txt"));
+  LoadedKernel chosen = best();
+  EXPECT_EQ(chosen.kernel.params(), gen::parseParams(winner)) << chosen.origin;
+  EXPECT_EQ(chosen.origin.rfind(installed, 0), 0u) << chosen.origin;
+  // Again, with another winner: the run of that name is replaced.
+  const std::string second = "carry=adc,chains=3,unroll=9";
+  writeRun("out/again", resultsFor(second, host_, key_, "mtu", "cold"));
+  EXPECT_EQ(installRun((dir_ / "out/again").string()), installed);
+  EXPECT_EQ(best().kernel.params(), gen::parseParams(second));
+  EXPECT_FALSE(fs::exists(userResults() / key_ / "mtu-cold" / "report.md"))
+      << "a file of the replaced run";
+  // Into a root of the caller's choice.
+  EXPECT_EQ(installRun((dir_ / "out/again").string(), (dir_ / "elsewhere").string()),
+            (dir_ / "elsewhere" / key_ / "mtu-cold" / "results.json").string());
+
+  auto expectRefused = [&](const fs::path& folder, const std::string& words) {
+    try {
+      installRun(folder.string());
+      ADD_FAILURE() << "installed " << folder;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(words), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(folder.string()), std::string::npos) << e.what();
+    }
+  };
+  json unfinished = resultsFor(winner, host_, key_, "bulk");
+  unfinished["complete"] = false;
+  writeRun("bad/unfinished", unfinished);
+  expectRefused(dir_ / "bad/unfinished", "interrupted or failed");
+  write("bad/nosource/results.json", resultsFor(winner, host_, key_, "bulk").dump());
+  expectRefused(dir_ / "bad/nosource", "has no winner.S beside it");
+  expectRefused(dir_ / "bad/missing", "is not a run folder");
+  fs::create_directories(dir_ / "bad/empty");
+  expectRefused(dir_ / "bad/empty", "does not exist");
+  EXPECT_FALSE(fs::exists(userResults() / key_ / "bulk"));
+  // Nothing but the runs: no staging or replaced folders left.
+  for (const auto& entry : fs::recursive_directory_iterator(userResults())) {
+    EXPECT_NE(entry.path().filename().string().front(), '.') << entry.path();
+  }
 }
 
 // Kernels are called from many threads at once while others compile, load and free.

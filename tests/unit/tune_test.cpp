@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 
 #include "csumtune/cpu.hpp"
 #include "csumtune/loader.hpp"
@@ -266,12 +267,20 @@ class ResultsRoundTrip : public ::testing::Test {
            ("csumtune-roundtrip-" + std::to_string(::getpid()) + "-" +
             ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::create_directories(dir_);
+    // best()'s user results directory: the test's own, empty (not ~/.local/share/csumtune).
+    if (const char* xdg = std::getenv("XDG_DATA_HOME")) savedXdg_ = xdg;
+    setenv("XDG_DATA_HOME", (dir_ / "xdg").c_str(), 1);
   }
   void TearDown() override {
     detail::setInstalledResultsForTesting(std::nullopt);
     unsetenv("CSUMTUNE_RESULTS");
+    if (savedXdg_)
+      setenv("XDG_DATA_HOME", savedXdg_->c_str(), 1);
+    else
+      unsetenv("XDG_DATA_HOME");
     fs::remove_all(dir_);
   }
+  std::optional<std::string> savedXdg_;
   // The run's folder as `tune` writes it: results.json, and winner.S when the run finished.
   std::string write(const TuneRun& run, const std::string& relative) {
     const fs::path path = dir_ / relative;
@@ -343,9 +352,9 @@ TEST_F(ResultsRoundTrip, BestPrefersARunOnAQuietMachineAndSaysWhenARunWasBusy) {
   };
   const TuneRun busy = tuned(busyWinner, true), quiet = tuned(quietWinner, false);
   const std::string folder = results::runFolderName("imix", false, true);
-  // The busy run comes first in the search path and by path: it still loses.
-  const std::string busyPath = write(busy, "a/" + busy.cpuKey + "/" + folder + "/results.json");
-  write(quiet, "b/" + quiet.cpuKey + "/" + folder + "/results.json");
+  // The busy run comes first by path in one directory: it still loses.
+  const std::string busyPath = write(busy, "a/" + busy.cpuKey + "/a-" + folder + "/results.json");
+  write(quiet, "a/" + quiet.cpuKey + "/" + folder + "/results.json");
 
   const auto header =
       results::readHeader(results::readDocument(busyPath, "test"), busyPath, "test");
@@ -357,10 +366,11 @@ TEST_F(ResultsRoundTrip, BestPrefersARunOnAQuietMachineAndSaysWhenARunWasBusy) {
       << loaded.origin;
 
   detail::setInstalledResultsForTesting("");
-  setenv("CSUMTUNE_RESULTS", ((dir_ / "a").string() + ":" + (dir_ / "b").string()).c_str(), 1);
+  setenv("CSUMTUNE_RESULTS", (dir_ / "a").string().c_str(), 1);
   const LoadedKernel chosen = csumtune::best();
   EXPECT_EQ(chosen.kernel.params(), quietWinner) << chosen.origin;
   EXPECT_EQ(chosen.origin.find("busy"), std::string::npos) << chosen.origin;
+  fs::remove_all(dir_ / "a" / quiet.cpuKey / folder);
   // With only the busy run, best() takes it and says so.
   setenv("CSUMTUNE_RESULTS", (dir_ / "a").string().c_str(), 1);
   const LoadedKernel onlyBusy = csumtune::best();

@@ -33,14 +33,30 @@ csumtune_kernel* csumtune_compile(const char* params, char* err, size_t errlen);
  * tuned on a CPU with another fingerprint. */
 csumtune_kernel* csumtune_load(const char* path, char* err, size_t errlen);
 
-/* The best tuned kernel for this CPU, found on the search path (CSUMTUNE_RESULTS, a
- * colon-separated list of results folders, then the installed share/csumtune/results), or
- * a safe default shape. Never NULL on a working x86-64. err (when not NULL) receives which
- * kernel it used and why; so does csumtune_kernel_origin(). */
+/* The best tuned kernel for this CPU, or a safe default shape. Never NULL on a working x86-64.
+ * It looks in these directories, in order, and the first that holds a usable run for this
+ * CPU (DIR/<cpu-key>/<run>/results.json with its winner.S) supplies the kernel:
+ *   1. each entry of CSUMTUNE_RESULTS (a colon-separated list of results directories);
+ *   2. $XDG_DATA_HOME/csumtune/results (default ~/.local/share/csumtune/results);
+ *   3. the installed share/csumtune/results.
+ * err (when not NULL) receives which kernel it used and, for the default, why; so does
+ * csumtune_kernel_origin(), and csumtune_kernel_fallback() says why as a number. */
 csumtune_kernel* csumtune_best(char* err, size_t errlen);
 
-/* Where the kernel came from: a results file, explicit params, or the default. */
+/* Where the kernel came from: a results file, explicit params, or the default (and why). */
 const char* csumtune_kernel_origin(const csumtune_kernel* k);
+
+/* Why csumtune_best() fell back to the built-in default (CSUMTUNE_TUNED when it did not, and
+ * for every kernel not from csumtune_best()). */
+enum csumtune_fallback {
+  CSUMTUNE_TUNED = 0,                   /* a tuned kernel (or not from csumtune_best) */
+  CSUMTUNE_FALLBACK_NO_RESULTS_DIR = 1, /* no directory of the search path exists */
+  CSUMTUNE_FALLBACK_NO_RUN_FOR_CPU = 2, /* none has a run under this CPU's key */
+  CSUMTUNE_FALLBACK_OTHER_CPU = 3,      /* the runs under this CPU's key were tuned on another */
+  CSUMTUNE_FALLBACK_NO_USABLE_RUN = 4,  /* runs for this CPU, none usable (unfinished, ...) */
+  CSUMTUNE_FALLBACK_SEARCH_FAILED = 5   /* the search itself failed (see the origin) */
+};
+int csumtune_kernel_fallback(const csumtune_kernel* k);
 
 /* The callable kernel; valid until csumtune_kernel_free(k). NULL for a copying kernel. */
 csumtune_fn csumtune_kernel_fn(const csumtune_kernel* k);

@@ -85,8 +85,10 @@ class Jit {
   static LoadedKernel load(const std::string& path, const LoadOptions& options);
 };
 
-// The best tuned kernel for this CPU on resultsSearchPath(), else the safe default. Never
-// throws on a working x86-64 machine; `origin` says which it used and why.
+// The best tuned kernel for this CPU on resultsSearchPath() (loader.hpp: CSUMTUNE_RESULTS,
+// then $XDG_DATA_HOME/csumtune/results, then the installed results; the first directory with
+// a usable run for this CPU wins), else the safe default. Never throws on a working x86-64
+// machine; `origin` says which it used and, for the default, why (`fallback` too).
 LoadedKernel best();
 
 // The 16-bit ones'-complement fold of a partial sum (not complemented).
