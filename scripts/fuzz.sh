@@ -4,18 +4,14 @@
 # parser (every verb's options, actions replaced by nothing) and the generator
 # (random points of the space, every short-path key, compiled and compared with the
 # reference on random buffers). Each target runs SECONDS (default 60) from the committed
-# seed corpus (tests/fuzz/corpus/<target>/), in a build directory of its own.
+# seed corpus (tests/fuzz/corpus/<target>/), in the instrumented build that
+# scripts/sanitized-build.sh makes (shared with scripts/sanitize.sh).
 #
-#   scripts/fuzz.sh [SECONDS]        exit 1 on a finding (its input is kept in build-fuzz/)
+#   scripts/fuzz.sh [SECONDS]        exit 1 on a finding (its input is kept in the build directory)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_EACH=${1:-60}
-source tests/e2e/packages.sh
-ensure_packages fuzz clang libclang-rt-14-dev
-BUILD=${CSUMTUNE_FUZZ_BUILD:-build-fuzz}
-cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang \
-  -DCMAKE_CXX_COMPILER=clang++ -DCSUMTUNE_FUZZ=ON >/dev/null
-cmake --build "$BUILD" -j"$(nproc)" --target fuzz_params fuzz_results fuzz_generator fuzz_cli >/dev/null
+BUILD=$(scripts/sanitized-build.sh)
 status=0
 for target in params results generator cli; do
   work="$BUILD/corpus-$target"

@@ -18,9 +18,6 @@ constexpr std::array<std::string_view, kSumEntryCount> kSumNames{"first", "last"
 constexpr std::array<std::string_view, kEntryCount> kEntryNames{"checked", "lean"};
 constexpr std::array<std::string_view, kKindCount> kKindNames{"sum", "copy"};
 constexpr std::array<std::string_view, kStoreCount> kStoreNames{"plain", "nt"};
-constexpr std::array<std::string_view, 14> kKeys{
-    "carry", "chains", "unroll", "prefetch",   "hint",  "tail", "sum",
-    "entry", "exact",  "short",  "tailchains", "words", "kind", "store"};
 
 // "a, b, c": the names a message lists as the accepted values.
 template <typename Names>
@@ -118,9 +115,56 @@ std::string Params::toString() const {
   return text;
 }
 
+namespace {
+
+// The keys of a parameter string, in canonical order, each with what it sets: the parser
+// reads this table, so a new key is one row (and its field, default and printing).
+struct KeyRule {
+  std::string_view name;
+  void (*set)(Params& params, std::string_view key, std::string_view value);
+};
+constexpr KeyRule kKeyRules[] = {
+    {"carry", [](Params& p, std::string_view, std::string_view v) { p.carry = parseCarry(v); }},
+    {"chains",
+     [](Params& p, std::string_view k, std::string_view v) { p.chains = parseInt(k, v); }},
+    {"unroll",
+     [](Params& p, std::string_view k, std::string_view v) { p.unroll = parseInt(k, v); }},
+    {"prefetch",
+     [](Params& p, std::string_view k, std::string_view v) { p.prefetch = parseInt(k, v); }},
+    {"hint", [](Params& p, std::string_view k,
+                std::string_view v) { p.hint = parseName<Hint>(k, v, kHintNames); }},
+    {"tail", [](Params& p, std::string_view k,
+                std::string_view v) { p.tail = parseName<Tail>(k, v, kTailNames); }},
+    {"sum", [](Params& p, std::string_view k,
+               std::string_view v) { p.sum = parseName<SumEntry>(k, v, kSumNames); }},
+    {"entry", [](Params& p, std::string_view k,
+                 std::string_view v) { p.entry = parseName<Entry>(k, v, kEntryNames); }},
+    {"exact", [](Params& p, std::string_view k, std::string_view v) { p.exact = parseInt(k, v); }},
+    {"short",
+     [](Params& p, std::string_view k, std::string_view v) { p.shortBelow = parseInt(k, v); }},
+    {"tailchains",
+     [](Params& p, std::string_view k, std::string_view v) { p.tailChains = parseInt(k, v); }},
+    {"words", [](Params& p, std::string_view k,
+                 std::string_view v) { p.words = parseName<Words>(k, v, kWordsNames); }},
+    {"kind", [](Params& p, std::string_view k,
+                std::string_view v) { p.kind = parseName<Kind>(k, v, kKindNames); }},
+    {"store", [](Params& p, std::string_view k,
+                 std::string_view v) { p.store = parseName<Store>(k, v, kStoreNames); }},
+};
+constexpr std::size_t kKeyCount = std::size(kKeyRules);
+
+std::string keyList() {
+  std::string out;
+  for (const KeyRule& rule : kKeyRules)
+    out += fmt::format("{}{}", out.empty() ? "" : ", ", rule.name);
+  return out;
+}
+
+}  // namespace
+
 Params parseParamsUnchecked(std::string_view text) {
   Params params;
-  std::array<bool, kKeys.size()> seen{};
+  std::array<bool, kKeyCount> seen{};
   text = trim(text);
   while (!text.empty()) {
     const auto comma = text.find(',');
@@ -133,57 +177,15 @@ Params parseParamsUnchecked(std::string_view text) {
     }
     const std::string_view key = trim(item.substr(0, eq));
     const std::string_view value = trim(item.substr(eq + 1));
-    const auto slot = std::find(kKeys.begin(), kKeys.end(), key);
-    if (slot == kKeys.end()) {
-      throw ParamsError(fmt::format("unknown key '{}' (expected {})", key, listOf(kKeys)));
+    const auto rule = std::find_if(std::begin(kKeyRules), std::end(kKeyRules),
+                                   [&](const KeyRule& r) { return r.name == key; });
+    if (rule == std::end(kKeyRules)) {
+      throw ParamsError(fmt::format("unknown key '{}' (expected {})", key, keyList()));
     }
-    const auto index = static_cast<std::size_t>(slot - kKeys.begin());
+    const auto index = static_cast<std::size_t>(rule - std::begin(kKeyRules));
     if (seen[index]) throw ParamsError(fmt::format("key '{}' given twice", key));
     seen[index] = true;
-    switch (index) {
-      case 0:
-        params.carry = parseCarry(value);
-        break;
-      case 1:
-        params.chains = parseInt(key, value);
-        break;
-      case 2:
-        params.unroll = parseInt(key, value);
-        break;
-      case 3:
-        params.prefetch = parseInt(key, value);
-        break;
-      case 4:
-        params.hint = parseName<Hint>(key, value, kHintNames);
-        break;
-      case 5:
-        params.tail = parseName<Tail>(key, value, kTailNames);
-        break;
-      case 6:
-        params.sum = parseName<SumEntry>(key, value, kSumNames);
-        break;
-      case 7:
-        params.entry = parseName<Entry>(key, value, kEntryNames);
-        break;
-      case 8:
-        params.exact = parseInt(key, value);
-        break;
-      case 9:
-        params.shortBelow = parseInt(key, value);
-        break;
-      case 10:
-        params.tailChains = parseInt(key, value);
-        break;
-      case 11:
-        params.words = parseName<Words>(key, value, kWordsNames);
-        break;
-      case 12:
-        params.kind = parseName<Kind>(key, value, kKindNames);
-        break;
-      case 13:
-        params.store = parseName<Store>(key, value, kStoreNames);
-        break;
-    }
+    rule->set(params, key, value);
   }
   return params;
 }

@@ -10,7 +10,7 @@ const std::vector<ProfileDefinition>& namedProfiles() {
   static const std::vector<ProfileDefinition> profiles{
       {"imix", {{40, 7}, {576, 4}, {1500, 1}}, "simple IMIX: 7 x 40 B, 4 x 576 B, 1 x 1500 B"},
       {"mtu", {{1500, 1}}, "1500-byte Ethernet frames"},
-      {"seed",
+      {"thread",
        {{1500, 44}, {9000, 7}, {65536, 1}},
        "the 2013 thread's lengths 1500, 9000, 65536 B, about equal bytes at each"},
       {"jumbo", {{9000, 1}}, "9000-byte jumbo frames"},
@@ -24,7 +24,12 @@ const std::vector<ProfileDefinition>& namedProfiles() {
   return profiles;
 }
 
+std::string_view currentProfileName(std::string_view name) {
+  return name == "seed" ? "thread" : name;
+}
+
 std::size_t profilePreference(std::string_view name) {
+  name = currentProfileName(name);
   const auto& all = namedProfiles();
   return static_cast<std::size_t>(
       std::find_if(all.begin(), all.end(), [&](const auto& p) { return p.name == name; }) -

@@ -1,6 +1,6 @@
 // libFuzzer: results.json readers. Any bytes in a file: every reader (Jit::load, the header
 // reader, --replay's, kmod's, and `show`) either accepts them or refuses with csumtune::Error
-// (or show's UsageError) — no other exception, no crash, no hang.
+// (or show's tuner::BadRequest) — no other exception, no crash, no hang.
 #include <unistd.h>
 
 #include <cstdint>
@@ -39,7 +39,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   (void)quiet;
   try {
     csumtune::cli::runShow(path);
-  } catch (const csumtune::cli::UsageError&) {
+  } catch (const csumtune::tuner::BadRequest&) {
   } catch (const csumtune::Error&) {
   }
   return 0;

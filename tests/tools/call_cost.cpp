@@ -34,9 +34,10 @@ int main(int argc, char** argv) {
       tuner::MeasureConfig config;
       config.sizes = {40, 1500};
       config.repeat = repeat;
-      const auto samples = tuner::measureInterleaved(
-          {{"linked", "", "asm", linked.fn}, {"jit", "", "jit", jit.fn()}}, config, *timer,
-          workload);
+      const auto samples =
+          tuner::measureInterleaved({{"linked", "", tuner::TimedKind::Linked, linked.fn},
+                                     {"jit", "", tuner::TimedKind::Jit, jit.fn()}},
+                                    config, *timer, workload);
       for (std::size_t i = 0; i < config.sizes.size(); ++i) {
         const auto& s = samples[0].sizes[i].perCall;
         const auto& j = samples[1].sizes[i].perCall;

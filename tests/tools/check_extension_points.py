@@ -6,9 +6,8 @@ build line and its documentation, and each file is registered.
                       gen/src/families/<name>.cpp defining function() and naming "<name>", a
                       line in gen/CMakeLists.txt, and a value in docs/parameters.md; every
                       CpuFeature has its name and its CPUID case in runtime/src/cpu.cpp
-    frame options     every key Params::toString() prints is in the parser's key list (and the
-                      positional switch has a case per key while there is one) and has a row
-                      in docs/parameters.md
+    frame options     every key Params::toString() prints has its row in the parser's table
+                      (kKeyRules) and in docs/parameters.md's table, and every row is printed
     search strategies every {name, help, run} of strategies/registry.cpp has its run function
                       declared in runners.hpp and defined in a strategies/*.cpp file that
                       tuner/CMakeLists.txt builds, and is named in docs/tuning.md and docs/cli.md
@@ -147,26 +146,18 @@ def check_frame_options(repo):
             printed.append(key)
     if len(printed) < 5:
         repo.fail(f"gen/src/params.cpp: Params::toString() prints only {printed}")
-    keys = re.search(r"kKeys\s*\{([^}]*)\}", params)
-    if keys:
-        parsed = re.findall(r'"([a-z]+)"', keys.group(1))
-        for key in printed:
-            if key not in parsed:
-                repo.fail(f"key {key}: printed by Params::toString() but not in kKeys (the parser)")
-        for key in parsed:
-            if key not in printed:
-                repo.fail(f"key {key}: in kKeys but Params::toString() never prints it")
-        body = re.search(r"Params\s+parseParamsUnchecked\s*\([^)]*\)\s*\{(.*?)\n\}", params, re.DOTALL)
-        cases = re.findall(r"\bcase\s+(\d+)\s*:", body.group(1)) if body else []
-        # The positional switch (while the parser has one) needs a case per key, in order.
-        if cases and [int(c) for c in cases] != list(range(len(parsed))):
-            repo.fail(
-                f"gen/src/params.cpp: parseParamsUnchecked's switch has cases {cases} for "
-                f"{len(parsed)} keys in kKeys: they are tied by position"
-            )
-    else:
-        print("check_extension_points: note: no kKeys list in gen/src/params.cpp; "
-              "checked the printed keys only")
+    # The parser's table: one {"name", setter} row per key.
+    table = re.search(r"kKeyRules\[\]\s*=\s*\{(.*?)\n\};", params, re.DOTALL)
+    if not table:
+        repo.fail("gen/src/params.cpp: no kKeyRules table (the parser's keys)")
+        return
+    parsed = re.findall(r'^\s*\{"([a-z]+)",', table.group(1), re.MULTILINE)
+    for key in printed:
+        if key not in parsed:
+            repo.fail(f"key {key}: printed by Params::toString() but not in kKeyRules (the parser)")
+    for key in parsed:
+        if key not in printed:
+            repo.fail(f"key {key}: in kKeyRules but Params::toString() never prints it")
     doc = repo.text("docs/parameters.md")
     for key in printed:
         if not re.search(r"^\|\s*`" + key + r"`\s*\|", doc, re.MULTILINE):

@@ -474,7 +474,7 @@ TEST(Contention, AMeasurementKeepsOnlyTheRoundsItsGateKeeps) {
   measure.warmupBatches = 1;
   measure.gate = &gate;
   const auto samples = measureInterleaved(
-      {{"a", "", "test", plainSum}, {"b", "", "test", plainSum}}, measure, *timer, workload);
+      {{"a", "", TimedKind::Jit, plainSum}, {"b", "", TimedKind::Jit, plainSum}}, measure, *timer, workload);
   EXPECT_EQ(gate.started, 7);  // 5 rounds kept, 2 measured again
   for (const auto& k : samples) {
     for (const auto& s : k.sizes) EXPECT_EQ(s.perCall.size(), 5u);

@@ -32,9 +32,10 @@ TEST(Timer, ThePerfCounterPathMeasures) {
   measure.sizes = {1500};
   measure.repeat = 5;
   measure.targetBatchTicks = 200000;  // nanoseconds here: 0.2 ms per batch
-  const auto samples = measureInterleaved({{"plain-c", "", "baseline-c", plainCChecksum},
-                                           {"linux-v6.8", "", "baseline-linux", linuxV68Checksum}},
-                                          measure, *timer, workload);
+  const auto samples =
+      measureInterleaved({{"plain-c", "", TimedKind::BaselineC, plainCChecksum},
+                          {"linux-v6.8", "", TimedKind::BaselineLinux, linuxV68Checksum}},
+                         measure, *timer, workload);
   for (const auto& k : samples) {
     for (double perCall : k.sizes.front().perCall) EXPECT_GT(perCall, 0.0) << k.kernel.name;
   }

@@ -87,7 +87,7 @@ TEST(Tune, FindsTheOptimumOfTheTableAndVerifiesIt) {
   EXPECT_EQ(run.finalists.front().params, best);
   EXPECT_EQ(run.finalists.front().params, replay.optimum()->params);
   EXPECT_DOUBLE_EQ(run.finalists.front().speedup.median, 2.0);
-  EXPECT_EQ(run.style, "kernel");
+  EXPECT_EQ(run.style, SourceStyle::Kernel);
   EXPECT_EQ(run.uniqueThisRun, SearchSpace(true).distinctKernels().size());
 }
 
@@ -226,14 +226,14 @@ TEST(Tune, ASimdWinnerComesOutInGasStyleWhateverWasAsked) {
   ReplayMeasurer replay(syntheticTable(best, false));
   TuneRun run = runFor(false, 1000000);
   TuneSettings settings;
-  settings.style = "kernel";
+  settings.style = SourceStyle::Kernel;
   settings.finalists = 2;
   settings.frameShapes = 0;
   tune(run, replay, settings);
   ASSERT_EQ(run.end, TuneEnd::Complete) << run.failure;
   EXPECT_EQ(run.finalists.front().params, best);
   EXPECT_EQ(run.finalists.size(), 2u);
-  EXPECT_EQ(run.style, "gas");
+  EXPECT_EQ(run.style, SourceStyle::Gas);
 }
 
 TEST(Tune, EndsWithoutAWinnerWhenInterruptedOrNothingIsCorrect) {

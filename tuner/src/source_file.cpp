@@ -10,6 +10,11 @@
 #include "one_line.hpp"
 
 namespace csumtune::tuner {
+
+const char* toString(SourceStyle style) {
+  return style == SourceStyle::Kernel ? "kernel" : "gas";
+}
+
 namespace {
 
 std::string registerList(const std::vector<asmjit::x86::Gp>& regs) {
@@ -178,7 +183,7 @@ bool isValidSymbol(const std::string& symbol) {
 
 std::string regenerateCommand(const SourceRequest& request) {
   return fmt::format("csumtune emit --params {} --style {} --symbol {}", request.params.toString(),
-                     request.style == SourceStyle::Kernel ? "kernel" : "gas", request.symbol);
+                     toString(request.style), request.symbol);
 }
 
 std::string renderSource(const SourceRequest& request) {

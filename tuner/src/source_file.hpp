@@ -11,6 +11,7 @@
 namespace csumtune::tuner {
 
 enum class SourceStyle { Kernel, Gas };
+const char* toString(SourceStyle style);  // "kernel", "gas"
 
 struct SourceRequest {
   gen::Params params;

@@ -49,7 +49,7 @@ void checkOutput(const std::string& path) {
   try {
     tuner::checkWritable(path);
   } catch (const tuner::FileError& e) {
-    throw UsageError(e.what());
+    throw tuner::BadRequest(e.what());
   }
 }
 
@@ -57,36 +57,32 @@ gen::Params parseParamsOption(const std::string& text) {
   try {
     return gen::parseParams(text);
   } catch (const gen::ParamsError& e) {
-    throw UsageError(fmt::format("bad --params '{}': {}", text, e.what()));
+    throw tuner::BadRequest(fmt::format("bad --params '{}': {}", text, e.what()));
   }
 }
 
 void writeOutput(const std::string& path, std::string_view content, bool binary) {
   if (path.empty() || path == "-") {
     if (binary && isatty(STDOUT_FILENO)) {
-      throw UsageError("refusing to write binary to a terminal; use -o FILE");
+      throw tuner::BadRequest("refusing to write binary to a terminal; use -o FILE");
     }
     if (std::fwrite(content.data(), 1, content.size(), stdout) != content.size() ||
         std::fflush(stdout) != 0) {
-      throw UsageError(std::string("cannot write to standard output: ") + std::strerror(errno));
+      throw tuner::BadRequest(std::string("cannot write to standard output: ") +
+                              std::strerror(errno));
     }
     return;
   }
   try {
     tuner::writeFileAtomically(path, content);
   } catch (const tuner::FileError& e) {
-    throw UsageError(e.what());
+    throw tuner::BadRequest(e.what());
   }
 }
 
 void noteSourceSlack(const tuner::SourceBaseline& source, bool quiet) {
   if (quiet || source.copies()) return;
-  std::fprintf(stderr,
-               "csumtune: note: %s (%s) was verified over len >= 0 with %d readable bytes after "
-               "each buffer: its tail load (load_unaligned_zeropad) may read up to %d bytes past "
-               "the end, which only the kernel's exception fixup makes safe\n",
-               source.name().c_str(), source.path().c_str(),
-               tuner::SourceBaseline::kReadsPastEnd + 1, tuner::SourceBaseline::kReadsPastEnd);
+  std::fprintf(stderr, "csumtune: note: %s\n", tuner::slackNote(source).c_str());
 }
 
 }  // namespace csumtune::cli

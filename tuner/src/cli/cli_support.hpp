@@ -3,11 +3,15 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
 #include "csumtune/gen/params.hpp"
 #include "measure/kernel_source.hpp"
+#include "measure/workload.hpp"
+#include "source_file.hpp"
 
 namespace csumtune::cli {
 
@@ -16,14 +20,47 @@ namespace csumtune::cli {
 CLI::Validator finiteIn(double lo, double hi);
 CLI::Validator unsigned64();
 
-// Parses and validates --params; UsageError ("bad --params '...': rule") on failure.
+// An option whose value is one of a few names, each standing for one value of an enum: the
+// name is checked, the enum value stored (no strings travel past the command line), and the
+// help shows the names and the default (the target's value when the option is added).
+template <typename Enum>
+CLI::Option* addChoice(CLI::App* cmd, const std::string& name, Enum& target,
+                       const std::vector<std::pair<std::string, Enum>>& choices,
+                       const std::string& help) {
+  std::vector<std::string> names;
+  std::string fallback;
+  for (const auto& [text, value] : choices) {
+    names.push_back(text);
+    if (value == target) fallback = text;
+  }
+  return cmd
+      ->add_option_function<std::string>(
+          name,
+          [&target, choices](const std::string& text) {
+            for (const auto& [candidate, value] : choices)
+              if (candidate == text) target = value;
+          },
+          help)
+      ->check(CLI::IsMember(names))
+      ->default_str(fallback);
+}
+
+// The choices every verb spells the same way.
+const std::vector<std::pair<std::string, tuner::CacheState>> kCaches{
+    {"hot", tuner::CacheState::Hot}, {"cold", tuner::CacheState::Cold}};
+const std::vector<std::pair<std::string, gen::Kind>> kKinds{{"sum", gen::Kind::Sum},
+                                                            {"copy", gen::Kind::Copy}};
+const std::vector<std::pair<std::string, tuner::SourceStyle>> kStyles{
+    {"kernel", tuner::SourceStyle::Kernel}, {"gas", tuner::SourceStyle::Gas}};
+
+// Parses and validates --params; tuner::BadRequest ("bad --params '...': rule") on failure.
 gen::Params parseParamsOption(const std::string& text);
 
-// Writes to standard output (path empty or "-") or atomically to a file; UsageError when the
+// Writes to standard output (path empty or "-") or atomically to a file; tuner::BadRequest when the
 // file cannot be written, and when binary data would go to a terminal.
 void writeOutput(const std::string& path, std::string_view content, bool binary = false);
 
-// Before the work starts: `-o FILE` can be written (UsageError otherwise). "" and "-" are
+// Before the work starts: `-o FILE` can be written (tuner::BadRequest otherwise). "" and "-" are
 // standard output.
 void checkOutput(const std::string& path);
 

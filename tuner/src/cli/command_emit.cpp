@@ -43,7 +43,7 @@ void runEmit(const EmitOptions& options) {
       content = tuner::renderSource(request);
     }
   } catch (const gen::ParamsError& e) {
-    throw UsageError(e.what());
+    throw tuner::BadRequest(e.what());
   }
 
   writeOutput(options.output, content, options.format == "bin");

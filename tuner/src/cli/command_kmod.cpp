@@ -1,17 +1,11 @@
 // csumtune kmod (--params P | --results FILE) [-o DIR]: a ready-to-build kernel module that
 // checks and times the kernel beside the running kernel's own csum_partial.
-#include <filesystem>
-#include <iostream>
-
 #include <fmt/format.h>
 
-#include "atomic_file.hpp"
 #include "cli_support.hpp"
 #include "commands.hpp"
-#include "csumtune/gen/kernel_program.hpp"
-#include "csumtune/templates.hpp"
+#include "patch/kernel_module.hpp"
 #include "report/results_file.hpp"
-#include "source_file.hpp"
 
 namespace csumtune::cli {
 namespace {
@@ -22,11 +16,9 @@ struct KmodOptions {
   std::string out = "csum_test";
 };
 
-using tuner::replaceAll;
-
 void runKmod(const KmodOptions& o) {
   if (o.params.empty() == o.results.empty())
-    throw UsageError("kmod needs --params P or --results FILE");
+    throw tuner::BadRequest("kmod needs --params P or --results FILE");
   gen::Params params;
   std::optional<std::string> tunedOn;
   if (!o.params.empty()) {
@@ -35,39 +27,7 @@ void runKmod(const KmodOptions& o) {
     params = tuner::readWinnerParams(o.results);
     tunedOn = "the winner of " + o.results;
   }
-  const bool copying = params.kind == gen::Kind::Copy;
-  tuner::SourceRequest request{params,
-                               tuner::SourceStyle::Kernel,
-                               copying ? "csum_partial_copy_generic" : "csum_partial_tuned",
-                               tunedOn,
-                               {},
-                               {}};
-  std::string tuned;
-  try {
-    tuned = tuner::renderSource(request);  // refuses SIMD families: the kernel may not use them
-  } catch (const gen::ParamsError& e) {
-    throw UsageError(e.what());
-  }
-  try {
-    std::filesystem::create_directories(o.out);
-  } catch (const std::exception& e) {
-    throw UsageError(fmt::format("cannot create {}: {}", o.out, e.what()));
-  }
-  const std::string harness =
-      replaceAll(replaceAll(std::string(copying ? templates::harness_copy() : templates::harness()),
-                            "@PARAMS@", params.toString()),
-                 "@VERSION@", gen::kGeneratorVersion);
-  try {
-    // The module's files together: a full disk leaves the previous module, not half a new one.
-    tuner::writeFilesTogether(o.out,
-                              {{"Kbuild", std::string(templates::kbuild())},
-                               {"Makefile", std::string(templates::makefile())},
-                               {"harness.c", harness},
-                               {"tuned.S", tuned}},
-                              {});
-  } catch (const tuner::FileError& e) {
-    throw UsageError(e.what());
-  }
+  tuner::writeKernelModule(params, tunedOn, o.out);
   fmt::print("{}/: Kbuild Makefile harness.c tuned.S ({})\n", o.out, params.toString());
   // M= wants an absolute path: $PWD/ only before a relative one.
   fmt::print("build: make -C /lib/modules/$(uname -r)/build M={}{} modules\n",

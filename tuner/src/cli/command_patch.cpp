@@ -30,7 +30,7 @@ struct PatchOptions {
 // The params and where they came from: --params, or the winner of --results.
 tuner::PatchRequest requestOf(const PatchOptions& o) {
   if (o.params.empty() == o.results.empty())
-    throw UsageError("patch needs --params P or --results FILE");
+    throw tuner::BadRequest("patch needs --params P or --results FILE");
   tuner::PatchRequest request;
   request.tree = o.tree;
   request.figures = !o.noFigures;
@@ -69,7 +69,7 @@ void refuseOutputOverInput(const std::string& out, const tuner::PatchRequest& re
         (!ec && target == fs::weakly_canonical(input, ec2) && !ec2) ||
         (fs::exists(out, ec3) && fs::exists(input, ec3) && fs::equivalent(out, input, ec3) && !ec3);
     if (same)
-      throw UsageError(
+      throw tuner::BadRequest(
           fmt::format("-o {} is {}, which the patch reads or changes: refused", out, input));
   }
 }
@@ -82,11 +82,11 @@ int runPatch(const PatchOptions& o) {
   try {
     patch = tuner::makePatch(request);
   } catch (const tuner::TreeError& e) {
-    throw UsageError(e.what());
+    throw tuner::BadRequest(e.what());
   } catch (const tuner::RefusedParams& e) {
-    throw UsageError(e.what());
+    throw tuner::BadRequest(e.what());
   } catch (const tuner::FiguresError& e) {
-    throw UsageError(e.what());
+    throw tuner::BadRequest(e.what());
   }
   for (const std::string& note : patch.notes) std::cerr << "csumtune: note: " << note << "\n";
   writeOutput(o.out, patch.text);

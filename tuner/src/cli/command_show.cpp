@@ -24,13 +24,13 @@ std::string text(const json& j, const char* key) {
 // Counts and figures are printed only when they are what they claim to be.
 std::uint64_t count(const json& j, const char* key) {
   const json& v = j.at(key);
-  if (!v.is_number_unsigned()) throw UsageError(fmt::format("'{}' is not a count", key));
+  if (!v.is_number_unsigned()) throw tuner::BadRequest(fmt::format("'{}' is not a count", key));
   return v.get<std::uint64_t>();
 }
 double real(const json& j, const char* key) {
   const json& v = j.at(key);
   if (!v.is_number() || !std::isfinite(v.get<double>()))
-    throw UsageError(fmt::format("'{}' is not a finite number", key));
+    throw tuner::BadRequest(fmt::format("'{}' is not a finite number", key));
   return v.get<double>();
 }
 
@@ -77,8 +77,8 @@ void showResults(const json& j, const std::string& path) {
   try {
     winner = gen::parseParams(*header.winnerParams);
   } catch (const gen::ParamsError& e) {
-    throw UsageError(fmt::format("{}: the winner '{}' is not a valid kernel: {}", path,
-                                 printable(*header.winnerParams), printable(e.what())));
+    throw tuner::BadRequest(fmt::format("{}: the winner '{}' is not a valid kernel: {}", path,
+                                        printable(*header.winnerParams), printable(e.what())));
   }
   const std::string unit = text(j.at("timer"), "unit");
   fmt::print("winner       {}\n", printable(*header.winnerParams));
@@ -123,11 +123,12 @@ void runShow(const std::string& path) {
     } else if (schema == tuner::kBenchSchema) {
       showBench(j);
     } else {
-      throw UsageError(
+      throw tuner::BadRequest(
           fmt::format("{}: not a csumtune results or bench file (schema '{}')", path, schema));
     }
   } catch (const json::exception& e) {
-    throw UsageError(fmt::format("{}: a field is missing or malformed ({})", path, e.what()));
+    throw tuner::BadRequest(
+        fmt::format("{}: a field is missing or malformed ({})", path, e.what()));
   }
 }
 

@@ -6,19 +6,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include "request_errors.hpp"
+
 namespace csumtune::cli {
-
-// Bad usage or bad input: message on stderr, exit status 2.
-class UsageError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
-// A check failed (wrong checksum, ...): exit status 1. The details are already printed.
-class CheckFailed : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 void addCpuCommand(CLI::App& app);
 void addVerifyCommand(CLI::App& app);
@@ -31,7 +21,7 @@ void addShowCommand(CLI::App& app);
 void addTuneCommand(CLI::App& app, int& exitCode);
 
 // `csumtune show FILE` without the command line (the fuzz target calls it): prints the
-// summary on stdout; UsageError or csumtune::Error for bad input.
+// summary on stdout; tuner::BadRequest or csumtune::Error for bad input.
 void runShow(const std::string& path);
 
 // When set, every verb parses and validates its options but does nothing (the argument

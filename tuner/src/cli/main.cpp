@@ -64,7 +64,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     std::cerr << "csumtune: " << e.what() << "\n(see csumtune --help)\n";
     return 2;
-  } catch (const csumtune::cli::UsageError& e) {
+  } catch (const csumtune::tuner::BadRequest& e) {
     std::cerr << "csumtune: " << e.what() << "\n";
     return 2;
   } catch (const csumtune::Error& e) {
@@ -79,7 +79,7 @@ int main(int argc, char** argv) {
   } catch (const csumtune::tuner::FileError& e) {
     std::cerr << "csumtune: " << e.what() << "\n";
     return 2;
-  } catch (const csumtune::cli::CheckFailed& e) {
+  } catch (const csumtune::tuner::CheckFailed& e) {
     std::cerr << "csumtune: " << e.what() << "\n";
     return 1;
   } catch (const std::exception& e) {

@@ -30,7 +30,8 @@ int parseLength(const std::string& item) {
   auto [ptr, ec] = std::from_chars(item.data(), item.data() + item.size(), value);
   if (item.empty() || ec != std::errc() || ptr != item.data() + item.size() || value < 1 ||
       value > kMaxBenchLength) {
-    throw UsageError(fmt::format("size '{}' is not a length in 1..{}", item, kMaxBenchLength));
+    throw tuner::BadRequest(
+        fmt::format("size '{}' is not a length in 1..{}", item, kMaxBenchLength));
   }
   return value;
 }
@@ -56,7 +57,7 @@ std::vector<WeightedSize> parseWeightedSizes(const std::string& text) {
       // summed over the profile stays finite.
       if (w.empty() || ec != std::errc() || ptr != w.data() + w.size() || !(weight > 0) ||
           !(weight <= kMaxWeight)) {
-        throw UsageError(
+        throw tuner::BadRequest(
             fmt::format("weight '{}' in '{}' is not a number in (0, {:g}]", w, item, kMaxWeight));
       }
     }

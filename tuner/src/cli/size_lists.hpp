@@ -13,7 +13,7 @@ struct WeightedSize {
 
 inline constexpr int kMaxBenchLength = 1 << 26;  // 64 MiB
 
-// Throws UsageError with the offending item named.
+// Throws tuner::BadRequest with the offending item named.
 std::vector<int> parseSizes(const std::string& text);
 std::vector<WeightedSize> parseWeightedSizes(const std::string& text);
 

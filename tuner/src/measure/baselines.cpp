@@ -21,9 +21,9 @@ std::uint32_t plainCChecksum(const void* buf, int len, std::uint32_t sum) {
 
 namespace {
 constexpr Baseline kBaselines[] = {
-    {kPlainCName, "baseline-c", plainCChecksum, true},
-    {kReferenceName, "baseline-linux", linuxV68Checksum, false},
-    {kLinuxV517Name, "baseline-linux", linuxV517Checksum, false},
+    {kPlainCName, TimedKind::BaselineC, plainCChecksum, true},
+    {kReferenceName, TimedKind::BaselineLinux, linuxV68Checksum, false},
+    {kLinuxV517Name, TimedKind::BaselineLinux, linuxV517Checksum, false},
 };
 }  // namespace
 
@@ -32,12 +32,12 @@ const Baseline& referenceBaseline() {
 }
 
 const Baseline& copyBoundBaseline() {
-  static const Baseline bound{kCopyBoundName, "bound", nullptr, true, csumtune_copy_bound};
+  static const Baseline bound{kCopyBoundName, TimedKind::Bound, nullptr, true, csumtune_copy_bound};
   return bound;
 }
 
 const Baseline& copyReferenceBaseline() {
-  static const Baseline copy{kLinuxCsumCopyName, "baseline-linux", nullptr, true,
+  static const Baseline copy{kLinuxCsumCopyName, TimedKind::BaselineLinux, nullptr, true,
                              csumtune_linux_csum_copy};
   return copy;
 }

@@ -15,6 +15,7 @@
 
 #include "csumtune/gen/params.hpp"
 #include "csumtune/kernel_fn.hpp"
+#include "measure/timed_kind.hpp"
 
 namespace csumtune::tuner {
 
@@ -24,7 +25,7 @@ std::uint32_t linuxV517Checksum(const void* buf, int len, std::uint32_t sum);
 
 struct Baseline {
   const char* name;
-  const char* kind;  // "baseline-c", "baseline-linux"
+  TimedKind kind;
   KernelFn fn;
   // Honours len <= 0 (reads nothing), as csumtune's contract says. Linux's csum_partial is
   // only ever called with len >= 0 and is verified over that domain.

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "csumtune/kernel_fn.hpp"
+#include "measure/timed_kind.hpp"
 #include "measure/timer.hpp"
 #include "measure/workload.hpp"
 
@@ -18,7 +19,7 @@ namespace csumtune::tuner {
 struct TimedKernel {
   std::string name;    // "linux-v6.8", "plain-c", or the canonical params
   std::string params;  // canonical params (empty for the C baseline)
-  std::string kind;    // "jit", "baseline-c", "baseline-linux"
+  TimedKind kind = TimedKind::Jit;
   KernelFn fn = nullptr;
   std::size_t bytes = 0;  // code size (0: unknown)
   // How a call goes: fn(buf, len, sum); copyFn(buf, dst, len, sum) for a copying kernel; or

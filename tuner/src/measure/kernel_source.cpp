@@ -173,8 +173,9 @@ CopyFn SourceBaseline::timedCopyFn() const {
 
 Baseline SourceBaseline::baseline() const {
   if (copies())
-    return {name_.c_str(), "baseline-source", nullptr, false, verifiableCopyFn(), timedCopyFn()};
-  return {name_.c_str(), "baseline-source", fn_, false};
+    return {name_.c_str(), TimedKind::BaselineSource, nullptr,
+            false,         verifiableCopyFn(),        timedCopyFn()};
+  return {name_.c_str(), TimedKind::BaselineSource, fn_, false};
 }
 
 namespace {
@@ -583,6 +584,15 @@ void SourceBaseline::build(SourceKind kind, std::uint64_t seed, const fs::path& 
 
 SourceBaseline::~SourceBaseline() {
   if (handle_) dlclose(handle_);
+}
+
+std::string slackNote(const SourceBaseline& source) {
+  return fmt::format(
+      "{} ({}) was verified over len >= 0 with {} readable bytes after each buffer: its tail "
+      "load (load_unaligned_zeropad) may read up to {} bytes past the end, which only the "
+      "kernel's exception fixup makes safe",
+      source.name(), source.path(), SourceBaseline::kReadsPastEnd + 1,
+      SourceBaseline::kReadsPastEnd);
 }
 
 }  // namespace csumtune::tuner

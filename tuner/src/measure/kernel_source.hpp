@@ -88,4 +88,8 @@ class SourceBaseline {
   CopyGenericFn copyGeneric_ = nullptr;
 };
 
+// What a user should know of a tree's csum_partial as a baseline: it was verified with readable
+// bytes after each buffer, for its zero-padding tail load (one line, for a note).
+std::string slackNote(const SourceBaseline& source);
+
 }  // namespace csumtune::tuner

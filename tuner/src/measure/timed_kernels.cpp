@@ -4,6 +4,28 @@
 
 namespace csumtune::tuner {
 
+const char* toString(TimedKind kind) {
+  switch (kind) {
+    case TimedKind::Jit:
+      return "jit";
+    case TimedKind::Linked:
+      return "asm";
+    case TimedKind::BaselineC:
+      return "baseline-c";
+    case TimedKind::BaselineLinux:
+      return "baseline-linux";
+    case TimedKind::BaselineOurs:
+      return "baseline-ours";
+    case TimedKind::BaselineSource:
+      return "baseline-source";
+    case TimedKind::BaselineTwoPass:
+      return "baseline-two-pass";
+    case TimedKind::Bound:
+      return "bound";
+  }
+  return "?";
+}
+
 TimedKernel timedBaseline(const Baseline& baseline) {
   TimedKernel timed{baseline.name, "", baseline.kind, baseline.fn};
   if (baseline.copyFn) {
@@ -15,8 +37,8 @@ TimedKernel timedBaseline(const Baseline& baseline) {
 }
 
 TimedKernel timedKernel(const Kernel& kernel, std::string name) {
-  TimedKernel timed{name.empty() ? kernel.canonical() : std::move(name), kernel.canonical(), "jit",
-                    kernel.fn(), kernel.size()};
+  TimedKernel timed{name.empty() ? kernel.canonical() : std::move(name), kernel.canonical(),
+                    TimedKind::Jit, kernel.fn(), kernel.size()};
   if (kernel.copies()) {
     timed.call = TimedKernel::Call::Copy;
     timed.copyFn = kernel.copyFn();

@@ -87,8 +87,10 @@ std::string formatTable(const BenchReport& r) {
   out += "\n";
   for (std::size_t k = 0; k < r.kernels.size(); ++k) {
     const TimedKernel& kernel = r.kernels[k].kernel;
-    out += fmt::format("K{} = {}{}, {}\n", k + 1, kernel.name,
-                       kernel.kind == "jit" ? "" : " (" + kernel.kind + ")", bytesText(kernel));
+    out += fmt::format(
+        "K{} = {}{}, {}\n", k + 1, kernel.name,
+        kernel.kind == TimedKind::Jit ? "" : fmt::format(" ({})", toString(kernel.kind)),
+        bytesText(kernel));
   }
   out += fmt::format("\nmedian {}/byte ± MAD, [min]\n{:>7}", s.unit, "bytes");
   for (std::size_t k = 0; k < r.kernels.size(); ++k)
@@ -122,11 +124,12 @@ std::string formatTable(const BenchReport& r) {
   return out;
 }
 
-std::string formatSeed(const BenchReport& r) {
+std::string formatThreadTable(const BenchReport& r) {
   const std::string unitColumn = r.setup.unit == "cycles" ? "cycles/byte" : r.setup.unit + "/byte";
   std::string out;
   for (const KernelFigures& k : r.kernels) {
-    out += fmt::format("{} ({}, {})\n", k.kernel.name, k.kernel.kind, bytesText(k.kernel));
+    out +=
+        fmt::format("{} ({}, {})\n", k.kernel.name, toString(k.kernel.kind), bytesText(k.kernel));
     out +=
         fmt::format("{:>8} | {:>10} | {:>10} | {}\n", "length", "Set Sz", "iterations", unitColumn);
     for (const SizeFigures& f : k.sizes) {
@@ -183,7 +186,7 @@ std::string formatJson(const BenchReport& r) {
     kernels.push_back(
         {{"name", k.kernel.name},
          {"params", k.kernel.params},
-         {"kind", k.kernel.kind},
+         {"kind", toString(k.kernel.kind)},
          {"code_bytes", k.kernel.bytes ? nlohmann::json(k.kernel.bytes) : nlohmann::json()},
          {"results", sizes}});
   }
@@ -211,7 +214,7 @@ std::string formatCsv(const BenchReport& r) {
     for (const SizeFigures& f : k.sizes) {
       out += fmt::format(
           "\"{}\",{},{},{},{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.3f},{:.2f},{:.3f},{}\n",
-          k.kernel.name, k.kernel.kind, f.size, r.setup.unit, toString(r.setup.cache),
+          k.kernel.name, toString(k.kernel.kind), f.size, r.setup.unit, toString(r.setup.cache),
           r.setup.setSizeBytes, f.iterations, f.samples, f.perByte.median, f.perByte.min,
           f.perByte.mad, f.perByte.iqr, f.perByte.rsdPercent, f.perCall.median,
           bytesPerCycle(r.setup, f.perByte.median),

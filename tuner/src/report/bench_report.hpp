@@ -1,5 +1,5 @@
 // bench results: figures per kernel and size, comparisons against a baseline, and the four
-// output formats (table, the 2013 thread's "seed" table, JSON, CSV).
+// output formats (table, the 2013 thread's table ("thread"; "seed" before), JSON, CSV).
 #pragma once
 
 #include <optional>
@@ -63,7 +63,7 @@ BenchReport buildBenchReport(const BenchSetup& setup, const std::vector<KernelSa
                              const std::optional<std::string>& baselineName);
 
 std::string formatTable(const BenchReport& report);
-std::string formatSeed(const BenchReport& report);
+std::string formatThreadTable(const BenchReport& report);
 std::string formatJson(const BenchReport& report);
 std::string formatCsv(const BenchReport& report);
 

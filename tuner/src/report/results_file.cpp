@@ -249,7 +249,7 @@ json toJson(const TuneRun& run) {
                         {"speedup", ratioJson(w.speedup)},
                         {"bytes", w.bytes},
                         {"verdict", verdict(w, run.reference)},
-                        {"source", fmt::format("winner.S ({} style)", run.style)}});
+                        {"source", fmt::format("winner.S ({} style)", toString(run.style))}});
   }
   return j;
 }

@@ -23,7 +23,8 @@ std::string Profile::spec() const {
 
 std::optional<Profile> namedProfile(const std::string& name) {
   for (const auto& p : results::namedProfiles()) {
-    if (p.name == name) return Profile{p.name, p.entries, p.description};
+    if (p.name == results::currentProfileName(name))
+      return Profile{p.name, p.entries, p.description};
   }
   return std::nullopt;
 }

@@ -359,8 +359,9 @@ void tuneInterruptibly(TuneRun& run, TuneMeasurer& measurer, const TuneSettings&
   }
   const gen::Params& winner = run.finalists.front().params;
   // The one place the winner's style is decided: a SIMD kernel cannot go into the kernel.
-  run.style =
-      settings.style == "gas" || !gen::traitsOf(winner.carry).kernelSafe() ? "gas" : "kernel";
+  run.style = settings.style == SourceStyle::Gas || !gen::traitsOf(winner.carry).kernelSafe()
+                  ? SourceStyle::Gas
+                  : SourceStyle::Kernel;
   // Every candidate passed the quick plan before it was timed; the winner passes the full one.
   if (auto failure = measurer.failsFullPlan(winner)) {
     return finish(TuneEnd::WinnerFailedFullPlan,

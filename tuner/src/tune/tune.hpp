@@ -35,7 +35,7 @@ struct TuneSettings {
   // The trade-off: the fastest kernel within each of these code sizes (bytes) is measured
   // together with the winner (limits the winner fits are skipped; empty = none).
   std::vector<std::size_t> sizeLimits{256, 384, 512, 768};
-  std::string style = "kernel";  // wanted winner.S style; a SIMD winner is always "gas"
+  SourceStyle style = SourceStyle::Kernel;  // wanted winner.S style; a SIMD winner is always gas
   const std::atomic<bool>* interrupted = nullptr;
   std::vector<Evaluation> earlier;                 // --resume: known without measuring
   std::function<void(const Evaluator&)> progress;  // after each unique evaluation

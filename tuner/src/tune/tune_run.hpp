@@ -13,6 +13,7 @@
 #include "search/evaluator.hpp"
 #include "search/profile.hpp"
 #include "search/strategy.hpp"
+#include "source_file.hpp"
 #include "tune/finalist_results.hpp"
 #include "tune/measure_settings.hpp"
 
@@ -65,7 +66,8 @@ struct TuneRun {
   gen::Params smallestParams;
   double waitQuietSeconds = 0;  // --wait-quiet's limit (0 = off)
   std::vector<SweepPoint> sweep;
-  std::string style = "kernel";  // of winner.S: "gas" whenever the winner is not kernel-safe
+  SourceStyle style =
+      SourceStyle::Kernel;  // of winner.S: gas whenever the winner is not kernel-safe
   TuneEnd end = TuneEnd::Interrupted;
   std::string failure;  // what went wrong, for NoCorrectCandidate and WinnerFailedFullPlan
 

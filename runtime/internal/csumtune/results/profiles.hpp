@@ -19,9 +19,13 @@ struct ProfileDefinition {
   std::string description;
 };
 
-// imix (the default), mtu, seed, jumbo, bulk, kernel (the default with --kernel-safe): the
+// imix (the default), mtu, thread, jumbo, bulk, kernel (the default with --kernel-safe): the
 // order best() prefers them in.
 const std::vector<ProfileDefinition>& namedProfiles();
+
+// The profile a name means today: "seed", the thread profile's name before it was renamed (it
+// named a random seed and a bench format too), is read as "thread"; other names are returned.
+std::string_view currentProfileName(std::string_view name);
 
 // Preference of a profile name: its place in namedProfiles(), or after all of them.
 std::size_t profilePreference(std::string_view name);

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# The one instrumented build (clang, AddressSanitizer + UBSan, libFuzzer coverage) that both
+# scripts/fuzz.sh and scripts/sanitize.sh run from: one build instead of two keeps a fresh
+# machine's test run short. Idempotent; prints the build directory.
+#
+#   scripts/sanitized-build.sh        (CSUMTUNE_SANITIZED_BUILD overrides build-sanitized/)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source tests/e2e/packages.sh
+ensure_packages sanitized-build clang libclang-rt-14-dev >&2
+BUILD=${CSUMTUNE_SANITIZED_BUILD:-build-sanitized}
+cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang \
+  -DCMAKE_CXX_COMPILER=clang++ -DCSUMTUNE_FUZZ=ON >/dev/null
+cmake --build "$BUILD" -j"$(nproc)" \
+  --target fuzz_params fuzz_results fuzz_generator fuzz_cli csumtune_tests csumtune >/dev/null
+echo "$BUILD"
