@@ -22,7 +22,7 @@ Evaluation point(const char* params, std::size_t bytes, double score) {
   e.params = gen::parseParams(params);
   e.bytes = bytes;
   e.score = score;
-  e.referencePerByte = 0.05;
+  e.baselinePerByte = 0.05;
   e.scorePerByte = score * 0.05;
   return e;
 }
@@ -80,7 +80,7 @@ std::vector<Evaluation> sizedBowl() {
     if (p.prefetch != 0 || p.carry != gen::Carry::Adc) continue;
     Evaluation e = point(p.toString().c_str(), gen::KernelProgram(p).bytes().size(), 0);
     e.score = 0.5 + 0.01 * std::abs(p.chains - 6) + 0.002 * std::abs(p.unroll - 30);
-    e.scorePerByte = e.score * e.referencePerByte;
+    e.scorePerByte = e.score * e.baselinePerByte;
     table.push_back(e);
   }
   return table;
@@ -148,7 +148,7 @@ std::vector<Evaluation> sizedBowlWithCompactFrames() {
     const gen::Params compact = gen::compactFrame(table[i].params);
     Evaluation e = point(compact.toString().c_str(), gen::KernelProgram(compact).bytes().size(), 0);
     e.score = table[i].score + 0.03;
-    e.scorePerByte = e.score * e.referencePerByte;
+    e.scorePerByte = e.score * e.baselinePerByte;
     table.push_back(e);
   }
   return table;

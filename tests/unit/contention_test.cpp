@@ -82,10 +82,10 @@ ContentionSettings waitingUpTo(double seconds) {
 
 // One measurement of `seconds` inside a window.
 bool measureFor(ContentionMonitor& monitor, SyntheticMachine& machine, double seconds,
-                bool referenceSlow = false) {
+                bool baselineSlow = false) {
   const Window w = monitor.open();
   machine.spend(seconds);
-  return monitor.close(w, referenceSlow).disturbed;
+  return monitor.close(w, baselineSlow).disturbed;
 }
 
 TEST(Contention, RunQueueWaitStealAndASlowReferenceAreDisturbances) {
@@ -268,8 +268,8 @@ Evaluation bowlEvaluation(const gen::Params& p, const gen::Params& best) {
   e.params = p;
   e.score = 0.5 + (p.carry == best.carry ? 0 : 0.2) + 0.01 * std::abs(p.chains - best.chains) +
             0.001 * std::abs(p.unroll - best.unroll) + 0.00001 * p.prefetch / 64;
-  e.referencePerByte = 0.05;
-  e.scorePerByte = e.score * e.referencePerByte;
+  e.baselinePerByte = 0.05;
+  e.scorePerByte = e.score * e.baselinePerByte;
   return e;
 }
 

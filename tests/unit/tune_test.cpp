@@ -39,8 +39,8 @@ std::vector<Evaluation> syntheticTable(const gen::Params& best, bool kernelSafe,
     } else {
       e.score = 0.5 + (p.carry == best.carry ? 0 : 0.2) + 0.01 * std::abs(p.chains - best.chains) +
                 0.001 * std::abs(p.unroll - best.unroll) + 0.0001 * p.prefetch / 64;
-      e.referencePerByte = 0.05;
-      e.scorePerByte = e.score * e.referencePerByte;
+      e.baselinePerByte = 0.05;
+      e.scorePerByte = e.score * e.baselinePerByte;
       e.perCall = {e.scorePerByte * 40};
     }
     table.push_back(e);
@@ -58,7 +58,7 @@ TuneRun runFor(bool kernelSafe, std::size_t budget) {
   run.kernelSafe = kernelSafe;
   run.search = {"exhaustive", 1, 0};
   run.budget = budget;
-  run.reference = "carry=adc,chains=2,unroll=10,prefetch=0,hint=t0";
+  run.baseline = "carry=adc,chains=2,unroll=10,prefetch=0,hint=t0";
   return run;
 }
 

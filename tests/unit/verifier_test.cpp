@@ -199,7 +199,7 @@ TEST_F(VerifierTest, TheBaselinesPassTheFullPlan) {
     const auto outcome = verifyKernel(b.fn, *fixture_, plan);
     EXPECT_TRUE(outcome.ok()) << b.name << ": " << outcome.failure.value_or("");
   }
-  EXPECT_EQ(std::string(referenceBaseline().name), "linux-v6.8");
+  EXPECT_EQ(std::string(linuxV68Baseline().name), "linux-v6.8");
   // The copying kernels' reference, our own csum-copy_64.S algorithm, as a copy.
   const auto copy = verifyCopyKernel(csumtune_linux_csum_copy, *fixture_, fullPlan(5));
   EXPECT_TRUE(copy.ok()) << kLinuxCsumCopyName << ": " << copy.failure.value_or("");

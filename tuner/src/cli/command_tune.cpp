@@ -67,8 +67,8 @@ void printSummary(const tuner::HostTuneOutcome& outcome, const TuneOptions& o) {
   fmt::print("winner   {}\n", w.params.toString());
   fmt::print("profile  {} ({} cache{}): {:.4f} {}/byte vs {} {:.4f}\n", run.profile.name,
              tuner::toString(run.cache), run.kernelSafe ? ", kernel-safe" : "", w.scorePerByte,
-             run.timerUnit, run.reference, w.baselinePerByte);
-  fmt::print("verdict  {}\n", tuner::verdict(w, run.reference));
+             run.timerUnit, run.baseline, w.baselinePerByte);
+  fmt::print("verdict  {}\n", tuner::verdict(w, run.baseline));
   fmt::print("search   {}: {} unique evaluations ({} revisits) in {:.1f} s; {}\n",
              run.search.algorithm, run.uniqueThisRun, run.revisits, run.searchSeconds,
              run.stoppedBecause);
@@ -151,7 +151,7 @@ int runTune(const TuneOptions& o) {
   printSummary(outcome, o);
   const auto& w = run.finalists.front();
   if (o.requireSpeedup && !(w.speedup.significant() && w.speedup.median > 1)) {
-    throw tuner::CheckFailed("the winner is not significantly faster than " + run.reference);
+    throw tuner::CheckFailed("the winner is not significantly faster than " + run.baseline);
   }
   return 0;
 }

@@ -80,7 +80,7 @@ KernelSet prepareCopyKernels(const HostBenchRequest& request) {
     set.timed.push_back(twoPass);
   };
   if (request.baselines) {
-    set.timed.push_back(timedBaseline(copyReferenceBaseline()));
+    set.timed.push_back(timedBaseline(linuxCsumCopyBaseline()));
     // The floor: what the loads and stores alone cost (no sum). Not a checksum: not verified.
     set.timed.push_back(timedBaseline(copyBoundBaseline()));
   }
@@ -239,7 +239,7 @@ BenchReport benchOnHost(const HostBenchRequest& request, const HostBenchHooks& h
   // (plain C comes first in the table), else the first kernel given.
   std::optional<std::string> baseline;
   if (kernels.timed.front().kind == TimedKind::BaselineC) {
-    baseline = kReferenceName;
+    baseline = kLinuxV68Name;
   } else if (kernels.timed.size() > 1) {
     baseline = kernels.timed.front().name;
   }

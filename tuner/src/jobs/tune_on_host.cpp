@@ -52,7 +52,7 @@ Baseline chooseBaseline(const HostTuneRequest& request, std::optional<SourceBase
                         const HostTuneHooks& hooks) {
   const bool copying = request.kind == gen::Kind::Copy;
   if (request.baselineSource.empty())
-    return copying ? copyReferenceBaseline() : referenceBaseline();
+    return copying ? linuxCsumCopyBaseline() : linuxV68Baseline();
   source.emplace(request.baselineSource, copying ? SourceKind::Copy : SourceKind::Sum,
                  request.seed);
   if (source->copies() != copying) {
@@ -161,7 +161,7 @@ HostTuneOutcome tuneOnHost(const HostTuneRequest& request, const HostTuneHooks& 
   run.timeLimitSeconds = request.timeLimitSeconds;
   std::optional<SourceBaseline> source;
   const Baseline baseline = chooseBaseline(request, source, hooks);
-  run.reference = baseline.name;
+  run.baseline = baseline.name;
   run.measure.seed = request.seed;
   run.measure.maxBytes = chooseMaxBytes(request);
   refuseLimitBelowSmallest(request, run.measure.maxBytes);
@@ -209,7 +209,7 @@ HostTuneOutcome tuneOnHost(const HostTuneRequest& request, const HostTuneHooks& 
   // Contention: watched always (and reported); with --wait-quiet, waited out. The probe times
   // a summing kernel, whatever is tuned.
   HostContentionSource contentionSource(cpu, *timer,
-                                        baseline.fn ? baseline.fn : referenceBaseline().fn);
+                                        baseline.fn ? baseline.fn : linuxV68Baseline().fn);
   outcome.contention.waitLimitSeconds = request.waitQuietSeconds;
   ContentionMonitor monitor(contentionSource, outcome.contention);
   monitor.setInterruptFlag(hooks.interrupted);

@@ -22,12 +22,12 @@ std::uint32_t plainCChecksum(const void* buf, int len, std::uint32_t sum) {
 namespace {
 constexpr Baseline kBaselines[] = {
     {kPlainCName, TimedKind::BaselineC, plainCChecksum, true},
-    {kReferenceName, TimedKind::BaselineLinux, linuxV68Checksum, false},
+    {kLinuxV68Name, TimedKind::BaselineLinux, linuxV68Checksum, false},
     {kLinuxV517Name, TimedKind::BaselineLinux, linuxV517Checksum, false},
 };
 }  // namespace
 
-const Baseline& referenceBaseline() {
+const Baseline& linuxV68Baseline() {
   return kBaselines[1];
 }
 
@@ -36,7 +36,7 @@ const Baseline& copyBoundBaseline() {
   return bound;
 }
 
-const Baseline& copyReferenceBaseline() {
+const Baseline& linuxCsumCopyBaseline() {
   static const Baseline copy{kLinuxCsumCopyName, TimedKind::BaselineLinux, nullptr, true,
                              csumtune_linux_csum_copy};
   return copy;

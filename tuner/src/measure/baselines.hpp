@@ -38,7 +38,7 @@ struct Baseline {
 };
 
 inline constexpr const char* kPlainCName = "plain-c";
-inline constexpr const char* kReferenceName = "linux-v6.8";
+inline constexpr const char* kLinuxV68Name = "linux-v6.8";
 inline constexpr const char* kLinuxV517Name = "linux-v5.17";
 inline constexpr const char* kLinuxLikeName = "linux-like";
 
@@ -56,8 +56,8 @@ extern "C" std::uint32_t csumtune_copy_bound(const void* src, void* dst, int len
                                              std::uint32_t sum);
 
 // The tuner's reference: linux-v6.8; for copying kernels (tune --kind copy) linux-csum-copy.
-const Baseline& referenceBaseline();
-const Baseline& copyReferenceBaseline();
+const Baseline& linuxV68Baseline();
+const Baseline& linuxCsumCopyBaseline();
 // copy-bound as a (copying) baseline of kind "bound".
 const Baseline& copyBoundBaseline();
 // The compiled-in baselines bench --baseline shows: plain-c, linux-v6.8, linux-v5.17.

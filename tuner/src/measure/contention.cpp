@@ -89,12 +89,12 @@ void ContentionMonitor::addWindow(const Shares& s) {
   p.seconds = total;
 }
 
-ClosedWindow ContentionMonitor::close(const Window& window, bool referenceSlow) {
+ClosedWindow ContentionMonitor::close(const Window& window, bool baselineSlow) {
   const Shares s = sharesSince(window.start, source_.read());
   addWindow(s);
   PhaseContention& p = current();
   ++p.measurements;
-  const bool disturbed = referenceSlow || busy(s);
+  const bool disturbed = baselineSlow || busy(s);
   p.disturbed += disturbed;
   p.keptSeconds += s.wall;
   if (disturbed) p.disturbedSeconds += s.wall;
@@ -132,7 +132,7 @@ bool ContentionMonitor::probeQuiet(const std::string& at, bool record) {
   do {
     const ProbeFigures f = source_.probe();
     if (first || f.chain < best.chain) best.chain = f.chain;
-    if (first || f.reference < best.reference) best.reference = f.reference;
+    if (first || f.baseline < best.baseline) best.baseline = f.baseline;
     first = false;
     now = source_.read();
   } while (now.wall - start.wall < settings_.probeWindowSeconds);
@@ -140,14 +140,14 @@ bool ContentionMonitor::probeQuiet(const std::string& at, bool record) {
   double slowdown = 1;
   if (haveQuietest_) {
     if (quietest_.chain > 0) slowdown = std::max(slowdown, best.chain / quietest_.chain);
-    if (quietest_.reference > 0)
-      slowdown = std::max(slowdown, best.reference / quietest_.reference);
+    if (quietest_.baseline > 0)
+      slowdown = std::max(slowdown, best.baseline / quietest_.baseline);
   }
   // The quietest probe of the run is the core's quiet speed (a run that starts busy learns
   // it when the machine quiets down).
   if (!haveQuietest_) quietest_ = best;
   quietest_.chain = std::min(quietest_.chain, best.chain);
-  quietest_.reference = std::min(quietest_.reference, best.reference);
+  quietest_.baseline = std::min(quietest_.baseline, best.baseline);
   haveQuietest_ = true;
   if (record) report_.probes.push_back({at, best, s.wait, s.steal, slowdown});
   return !busy(s) && slowdown <= 1 + settings_.probeTolerance;
@@ -188,7 +188,7 @@ ContentionReport ContentionMonitor::finish() {
   for (ProbeRecord& p : report_.probes) {
     p.slowdown =
         std::max({1.0, quietest_.chain > 0 ? p.figures.chain / quietest_.chain : 1.0,
-                  quietest_.reference > 0 ? p.figures.reference / quietest_.reference : 1.0});
+                  quietest_.baseline > 0 ? p.figures.baseline / quietest_.baseline : 1.0});
   }
   return report_;
 }

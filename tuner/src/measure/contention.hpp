@@ -6,8 +6,8 @@
 //  * steal (the hypervisor ran another guest on our vCPU): the share of the window the
 //    measuring CPU's steal counter grew (/proc/stat);
 //  * a slower core (an SMT sibling sharing its execution units, throttling): a short fixed
-//    probe — a dependent add chain and the reference kernel — and the noise guard's verdict
-//    on the reference measured beside every candidate.
+//    probe — a dependent add chain and the baseline kernel — and the noise guard's verdict
+//    on the baseline measured beside every candidate.
 // The monitor is pure logic over a ContentionSource, so the detector and the waiting are
 // tested on a synthetic clock with injected busy periods; HostContentionSource reads the
 // host (measure/host_contention.hpp).
@@ -30,7 +30,7 @@ struct SchedReading {
 // What the probe measured: timer units per run of each part (lower is faster).
 struct ProbeFigures {
   double chain = 0;      // a fixed dependent add chain
-  double reference = 0;  // the reference kernel on one fixed buffer
+  double baseline = 0;  // the baseline kernel on one fixed buffer
 };
 
 class ContentionSource {
@@ -116,9 +116,9 @@ class ContentionMonitor {
   ContentionReport finish();
 
   Window open() { return {source_.read()}; }
-  // Closes a measurement's window: true when it was disturbed (the reference measured slow,
+  // Closes a measurement's window: true when it was disturbed (the baseline measured slow,
   // or the scheduler kept us waiting or the hypervisor stole beyond the share limit).
-  ClosedWindow close(const Window& window, bool referenceSlow);
+  ClosedWindow close(const Window& window, bool baselineSlow);
   // A closed measurement of the current phase was dropped (and taken again): only the kept
   // ones count towards the phase's disturbed share.
   void measuredAgain(const ClosedWindow& dropped);

@@ -12,7 +12,7 @@
 namespace csumtune::tuner {
 namespace {
 
-constexpr int kProbeLength = 1500;  // the reference on one MTU-sized hot buffer
+constexpr int kProbeLength = 1500;  // the baseline on one MTU-sized hot buffer
 constexpr int kProbeCalls = 32;
 constexpr int kChainLength = 4096;
 
@@ -49,10 +49,10 @@ double nowSeconds() {
 
 }  // namespace
 
-HostContentionSource::HostContentionSource(int cpu, Timer& timer, KernelFn reference)
+HostContentionSource::HostContentionSource(int cpu, Timer& timer, KernelFn baseline)
     : cpu_(cpu),
       timer_(timer),
-      reference_(reference),
+      baseline_(baseline),
       buffer_(kProbeLength + 64),
       ticksPerSecondOfSteal_(static_cast<double>(std::max(sysconf(_SC_CLK_TCK), 1L))) {
   for (std::size_t i = 0; i < buffer_.size(); ++i) buffer_[i] = static_cast<std::uint8_t>(i * 31);
@@ -87,15 +87,15 @@ ProbeFigures HostContentionSource::probe() {
   }
   std::uint64_t stop = timer_.stop();
   f.chain = static_cast<double>(stop - start);
-  // The reference kernel, hot, chained through its sum: the core's throughput.
+  // The baseline kernel, hot, chained through its sum: the core's throughput.
   const std::uint8_t* buf =
       buffer_.data() + (64 - reinterpret_cast<std::uintptr_t>(buffer_.data()) % 64) % 64;
   std::uint32_t sum = 0;
   start = timer_.start();
-  for (int i = 0; i < kProbeCalls; ++i) sum = reference_(buf, kProbeLength, sum);
+  for (int i = 0; i < kProbeCalls; ++i) sum = baseline_(buf, kProbeLength, sum);
   stop = timer_.stop();
   asm volatile("" ::"r"(sum));
-  f.reference = static_cast<double>(stop - start);
+  f.baseline = static_cast<double>(stop - start);
   return f;
 }
 

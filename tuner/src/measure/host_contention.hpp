@@ -1,6 +1,6 @@
 // The host's contention signals: this thread's run-queue wait (/proc/thread-self/schedstat),
 // the measuring CPU's steal time (/proc/stat), and the probe — a fixed dependent add chain
-// and the reference kernel on one hot buffer, timed with the run's timer.
+// and the baseline kernel on one hot buffer, timed with the run's timer.
 #pragma once
 
 #include <cstdint>
@@ -15,7 +15,7 @@ namespace csumtune::tuner {
 
 class HostContentionSource : public ContentionSource {
  public:
-  HostContentionSource(int cpu, Timer& timer, KernelFn reference);
+  HostContentionSource(int cpu, Timer& timer, KernelFn baseline);
   SchedReading read() override;
   ProbeFigures probe() override;
   void sleep(double seconds) override;
@@ -24,7 +24,7 @@ class HostContentionSource : public ContentionSource {
  private:
   int cpu_;
   Timer& timer_;
-  KernelFn reference_;
+  KernelFn baseline_;
   std::vector<std::uint8_t> buffer_;
   double ticksPerSecondOfSteal_;
   std::string unavailable_;

@@ -64,7 +64,7 @@ struct LinearAxis {
   }
 };
 
-// The score axis: logarithmic, spanning every score and 1.0 (the reference), with a margin.
+// The score axis: logarithmic, spanning every score and 1.0 (the baseline), with a margin.
 struct LogAxis {
   double lo, hi;  // log10 of the ends
   double operator()(double y) const {
@@ -106,17 +106,17 @@ LinearAxis xAxis(double xMin, double xMax, double minimumPad) {
   return {xMin - pad, xMax + pad};
 }
 
-// The reference's line label: Linux's csum_partial is named as such.
-std::string referenceLabel(const std::string& reference) {
-  std::string lower = reference;
+// The baseline's line label: Linux's csum_partial is named as such.
+std::string baselineLabel(const std::string& baseline) {
+  std::string lower = baseline;
   std::transform(lower.begin(), lower.end(), lower.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return lower.find("linux") != std::string::npos ? "Linux (" + reference + ")" : reference;
+  return lower.find("linux") != std::string::npos ? "Linux (" + baseline + ")" : baseline;
 }
 
 // The frame: title, grid, ticks, axis labels, the 1.0 line.
 std::string frame(const std::string& title, const LinearAxis& x, const LogAxis& y,
-                  const std::string& xLabel, const std::string& reference) {
+                  const std::string& xLabel, const std::string& baseline) {
   std::string svg = fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" "
       "viewBox=\"0 0 {0} {1}\" font-family=\"sans-serif\" font-size=\"12\">\n"
@@ -142,22 +142,22 @@ std::string frame(const std::string& title, const LinearAxis& x, const LogAxis& 
       "<text transform=\"translate(16,{7:.1f}) rotate(-90)\" text-anchor=\"middle\">time / "
       "{8} on the profile (log scale; lower is faster)</text>\n",
       kLeft, kTop, kPlotRight - kLeft, kPlotBottom - kTop, (kLeft + kPlotRight) / 2, kHeight - 12,
-      escaped(xLabel), (kTop + kPlotBottom) / 2, escaped(reference));
+      escaped(xLabel), (kTop + kPlotBottom) / 2, escaped(baseline));
   svg += fmt::format(
       "<line class=\"reference\" data-score=\"1\" x1=\"{0:.1f}\" y1=\"{1:.2f}\" x2=\"{2:.1f}\" "
       "y2=\"{1:.2f}\" stroke=\"#333\" stroke-width=\"1.5\" stroke-dasharray=\"6 4\"/>"
       "<text x=\"{3:.1f}\" y=\"{4:.2f}\" text-anchor=\"end\" fill=\"#333\" stroke=\"white\" "
       "stroke-width=\"3\" paint-order=\"stroke\">1.0 = {5}</text>\n",
-      kLeft, y(1.0), kPlotRight, kPlotRight - 4, y(1.0) - 4, escaped(referenceLabel(reference)));
+      kLeft, y(1.0), kPlotRight, kPlotRight - 4, y(1.0) - 4, escaped(baselineLabel(baseline)));
   return svg;
 }
 
 // One legend entry per mark: a dot (radius r, and a line through it when `line`), or the
-// dashed reference line.
+// dashed baseline line.
 struct LegendEntry {
   std::string label;
   std::string color;
-  double radius = 0;  // 0: the dashed reference line
+  double radius = 0;  // 0: the dashed baseline line
   bool line = false;
 };
 
@@ -199,7 +199,7 @@ PlotArea scatterPlotArea() {
 }
 
 std::string paretoSvg(const std::vector<Evaluation>& evaluations,
-                      const std::vector<ParetoPoint>& front, const std::string& reference) {
+                      const std::vector<ParetoPoint>& front, const std::string& baseline) {
   std::vector<const Evaluation*> points;
   for (const Evaluation& e : evaluations)
     if (plotted(e) && e.bytes > 0) points.push_back(&e);
@@ -217,7 +217,7 @@ std::string paretoSvg(const std::vector<Evaluation>& evaluations,
   const LogAxis y = scoreAxis(yMin, yMax);
 
   std::string svg = frame("Code size against speed: every correct evaluation, and the Pareto front",
-                          x, y, "code size (bytes)", reference);
+                          x, y, "code size (bytes)", baseline);
   for (const Evaluation* e : points) {
     svg += fmt::format(
         "<circle class=\"evaluation\" data-score=\"{:.9g}\" cx=\"{:.2f}\" cy=\"{:.2f}\" r=\"2\" "
@@ -242,11 +242,11 @@ std::string paretoSvg(const std::vector<Evaluation>& evaluations,
   }
   svg += legend({{"correct evaluation", "#9bb", 2, false},
                  {"Pareto front", "#c33", 4, true},
-                 {"1.0 = " + referenceLabel(reference), "", 0, false}});
+                 {"1.0 = " + baselineLabel(baseline), "", 0, false}});
   return svg + "</svg>\n";
 }
 
-std::string spaceSvg(const std::vector<Evaluation>& evaluations, const std::string& reference) {
+std::string spaceSvg(const std::vector<Evaluation>& evaluations, const std::string& baseline) {
   static const std::vector<std::string> palette{"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e",
                                                 "#9467bd", "#8c564b", "#e377c2", "#17becf"};
   // The families in the registry's order, each a colour of its own.
@@ -268,7 +268,7 @@ std::string spaceSvg(const std::vector<Evaluation>& evaluations, const std::stri
   const LogAxis y = scoreAxis(yMin, yMax);
   std::string svg = frame("Every correct evaluation of the search, by carry family", x, y,
                           "unroll (8-byte words per iteration; chains 1..8 offset within)",
-                          reference);
+                          baseline);
   std::vector<LegendEntry> entries;
   std::size_t colour = 0;
   for (const auto& [carry, list] : families) {
@@ -282,7 +282,7 @@ std::string spaceSvg(const std::vector<Evaluation>& evaluations, const std::stri
           family, e->score, x(xOf(*e)), y(e->score), fill);
     }
   }
-  entries.push_back({"1.0 = " + referenceLabel(reference), "", 0, false});
+  entries.push_back({"1.0 = " + baselineLabel(baseline), "", 0, false});
   svg += legend(entries);
   return svg + "</svg>\n";
 }

@@ -32,7 +32,7 @@ json evaluationJson(const Evaluation& e) {
           {"message", e.message},
           {"score", finiteOrNull(e.score)},
           {"score_per_byte", finiteOrNull(e.scorePerByte)},
-          {"reference_per_byte", e.referencePerByte},
+          {"reference_per_byte", e.baselinePerByte},
           {"per_call", e.perCall},
           {"seconds", e.seconds},
           {"resumed", e.resumed},
@@ -109,7 +109,7 @@ json contentionJson(const ContentionReport& c) {
   for (const ProbeRecord& p : c.probes) {
     probes.push_back({{"at", p.at},
                       {"chain", p.figures.chain},
-                      {"reference", p.figures.reference},
+                      {"reference", p.figures.baseline},
                       {"run_queue_wait_share", p.waitShare},
                       {"steal_share", p.stealShare},
                       {"slowdown", p.slowdown}});
@@ -199,7 +199,7 @@ json toJson(const TuneRun& run) {
         {"set_size_bytes", run.setSizeBytes},
         {"score",
          "sum(weight * median time per call) / sum(weight * length), in timer units per byte; "
-         "the search ranks by the same figure divided by the reference's, measured interleaved"}}},
+         "the search ranks by the same figure divided by the baseline's, measured interleaved"}}},
       {"search",
        {{"algorithm", run.search.algorithm},
         {"seed", run.search.seed},
@@ -225,7 +225,7 @@ json toJson(const TuneRun& run) {
         {"core_cycles_per_unit", run.clock.cyclesPerUnit},
         {"core_hz", run.clock.coreHz()}}},
       {"measure",
-       {{"reference", run.reference},
+       {{"reference", run.baseline},
         {"search_repeat", run.measure.repeat},
         {"search_batch_ticks", run.measure.targetBatchTicks},
         {"noise_tolerance", run.measure.noiseTolerance},
@@ -244,11 +244,11 @@ json toJson(const TuneRun& run) {
   if (run.complete() && !run.finalists.empty()) {
     const FinalistResult& w = run.finalists.front();
     j["winner"].update({{"score_per_byte", w.scorePerByte},
-                        {"baseline", run.reference},
+                        {"baseline", run.baseline},
                         {"baseline_per_byte", w.baselinePerByte},
                         {"speedup", ratioJson(w.speedup)},
                         {"bytes", w.bytes},
-                        {"verdict", verdict(w, run.reference)},
+                        {"verdict", verdict(w, run.baseline)},
                         {"source", fmt::format("winner.S ({} style)", toString(run.style))}});
   }
   return j;
@@ -278,7 +278,7 @@ std::vector<Evaluation> evaluationsFromJson(const json& j, const std::string& pa
       ev.message = e.value("message", "");
       ev.score = figure(e, "score", ev.score);
       ev.scorePerByte = figure(e, "score_per_byte", ev.scorePerByte);
-      ev.referencePerByte = figure(e, "reference_per_byte", 0.0);
+      ev.baselinePerByte = figure(e, "reference_per_byte", 0.0);
       ev.perCall = e.value("per_call", std::vector<double>{});
       ev.seconds = figure(e, "seconds", 0.0);
       if (const auto b = e.find("bytes"); b != e.end() && !b->is_null()) {

@@ -26,9 +26,9 @@ std::vector<std::string> writeRunFolder(const TuneRun& run, const std::string& f
                                   run.cpuKey, run.created);
     request.figures = fmt::format("profile {} ({} cache): {:.4f} {}/byte, {}", run.profile.name,
                                   toString(run.cache), winner.scorePerByte, run.timerUnit,
-                                  verdict(winner, run.reference));
+                                  verdict(winner, run.baseline));
     files.emplace_back("winner.S", renderSource(request));
-    if (auto svg = paretoSvg(run.evaluations, paretoFront(run.evaluations), run.reference);
+    if (auto svg = paretoSvg(run.evaluations, paretoFront(run.evaluations), run.baseline);
         !svg.empty())
       files.emplace_back("pareto.svg", std::move(svg));
     std::string why;

@@ -30,7 +30,7 @@ bool haveGnuplot() {
 }
 
 // sweep.svg by gnuplot: winner / reference time at every swept length, hot and cold, and the
-// line at 1 (the reference). Nothing when gnuplot fails (`why` says so).
+// line at 1 (the baseline). Nothing when gnuplot fails (`why` says so).
 std::optional<Plot> drawSweep(const TuneRun& run, std::string* why) {
   namespace fs = std::filesystem;
   const fs::path work = fs::temp_directory_path() / fmt::format("csumtune-plot-{}", ::getpid());
@@ -51,7 +51,7 @@ std::optional<Plot> drawSweep(const TuneRun& run, std::string* why) {
       "nohead dt 2\n"
       "plot '{}' using 1:2 with lines title 'hot', '{}' using 1:2 with lines "
       "title 'cold'\n",
-      out.string(), run.reference, run.reference, (work / "hot.dat").string(),
+      out.string(), run.baseline, run.baseline, (work / "hot.dat").string(),
       (work / "cold.dat").string());
   if (std::system(fmt::format("gnuplot '{}' >/dev/null 2>&1", script.string()).c_str()) == 0 &&
       fs::exists(out)) {
@@ -94,7 +94,7 @@ std::string renderSweep(const TuneRun& run) {
       "every length 1..256 and in steps to 64 KiB (median of 41 samples each; under 1.00 the "
       "winner is faster). Slower hot at {} of {} lengths{}{}; cold at {}{}{}. Worst: {:.3f} "
       "hot, {:.3f} cold.\n\n",
-      run.reference, hotCount, ratios.size(), hotCount ? ": " : "", slowerHot, coldCount,
+      run.baseline, hotCount, ratios.size(), hotCount ? ": " : "", slowerHot, coldCount,
       coldCount ? ": " : "", slowerCold, worstHot, worstCold);
   md += "<details><summary>every length</summary>\n\n| bytes | hot | cold |\n|---:|---:|---:|\n";
   auto cell = [](const std::map<CacheState, double>& byCache, CacheState cache) {
@@ -118,7 +118,7 @@ std::string contentionSection(const ContentionReport& c) {
   std::string md = fmt::format("**Machine: {}.**\n\n", c.summary());
   md +=
       "<details><summary>Contention by phase</summary>\n\n"
-      "A measurement is disturbed when the reference beside it ran slower than usual (noise "
+      "A measurement is disturbed when the baseline beside it ran slower than usual (noise "
       "guard), or the scheduler kept the tuner waiting (another task on the measuring CPU) or "
       "the hypervisor stole more than 5 % of it. The probe (a dependent add chain and the "
       "reference on one hot buffer) is timed between phases; its slowdown is against the "
@@ -135,7 +135,7 @@ std::string contentionSection(const ContentionReport& c) {
   md += "\n| probe | chain | reference | run-queue wait | slowdown |\n|---|---:|---:|---:|---:|\n";
   for (const ProbeRecord& p : c.probes) {
     md += fmt::format("| {} | {:.0f} | {:.0f} | {:.1f} % | {:.3f} |\n", p.at, p.figures.chain,
-                      p.figures.reference, 100 * p.waitShare, p.slowdown);
+                      p.figures.baseline, 100 * p.waitShare, p.slowdown);
   }
   if (!c.unavailable.empty()) md += "\nNot measured here: " + c.unavailable + ".\n";
   md += "\n</details>\n\n";
@@ -158,7 +158,7 @@ std::string renderCodeSize(const TuneRun& run) {
         "front below), measured together with the winner and `{}`, {} interleaved rounds:\n\n"
         "| limit | params | bytes | speedup vs {} [95% CI] | speed / the winner's "
         "|\n|---:|---|---:|---|---:|\n",
-        run.reference, run.final.repeat, run.reference);
+        run.baseline, run.final.repeat, run.baseline);
     for (const SizeLimitResult& l : run.sizeLimits) {
       md += fmt::format("| {} | `{}` | {} | {} | {:.3f} |\n",
                         l.limit ? std::to_string(l.limit) : std::string("none (winner)"),
@@ -171,7 +171,7 @@ std::string renderCodeSize(const TuneRun& run) {
         "\nPareto front of the {} evaluations (search figures: no other kernel is both smaller "
         "and faster); plotted in `pareto.svg`.\n\n| bytes | params | time / {} |\n"
         "|---:|---|---:|\n",
-        run.evaluations.size(), run.reference);
+        run.evaluations.size(), run.baseline);
     for (const ParetoPoint& p : front)
       md += fmt::format("| {} | `{}` | {:.4f} |\n", p.bytes, p.params.toString(), p.score);
     md += "\n![pareto.svg](pareto.svg)\n";
@@ -199,8 +199,8 @@ std::string renderTuneReport(const TuneRun& run, const std::vector<std::string>&
                         : "");
   md += fmt::format(
       "- score: sum(weight × median time per call) / sum(weight × length), {}; the search "
-      "ranks candidates by that figure divided by the reference's ({}), measured interleaved\n",
-      unit, run.reference);
+      "ranks candidates by that figure divided by the baseline's ({}), measured interleaved\n",
+      unit, run.baseline);
   md += fmt::format("- timer: {} ({}), overhead {:.0f} subtracted\n", run.timerUnit,
                     run.timerSource, run.timerOverhead);
   std::size_t wrong = 0, refused = 0;
@@ -230,15 +230,15 @@ std::string renderTuneReport(const TuneRun& run, const std::vector<std::string>&
   }
   const FinalistResult& w = run.finalists.front();
   md += fmt::format("\n## Winner\n\n`{}`\n\n**{}** on the profile ({:.4f} vs {:.4f} {}).\n\n",
-                    w.params.toString(), verdict(w, run.reference), w.scorePerByte,
+                    w.params.toString(), verdict(w, run.baseline), w.scorePerByte,
                     w.baselinePerByte, unit);
   md += fmt::format(
       "Clock: TSC {:.3f} GHz, {:.3f} core cycles per timer unit (core {:.2f} GHz): bytes per "
       "core cycle compare across hosts, timer units per byte only within one.\n\n"
       "| bytes | winner {} | {} {} | speedup [95% CI] | winner B/cycle | {} B/cycle "
       "|\n|---:|---:|---:|---|---:|---:|\n",
-      run.clock.tscHz / 1e9, run.clock.cyclesPerUnit, run.clock.coreHz() / 1e9, unit, run.reference,
-      unit, run.reference);
+      run.clock.tscHz / 1e9, run.clock.cyclesPerUnit, run.clock.coreHz() / 1e9, unit, run.baseline,
+      unit, run.baseline);
   auto perCycle = [&](double perByte) {
     return perByte * run.clock.cyclesPerUnit > 0 ? 1 / (perByte * run.clock.cyclesPerUnit) : 0;
   };
@@ -248,12 +248,12 @@ std::string renderTuneReport(const TuneRun& run, const std::vector<std::string>&
                       perCycle(s.baselinePerByte));
   }
   md += fmt::format("\n## Finalists\n\nRe-measured together with `{}`, {} interleaved rounds.\n\n",
-                    run.reference, run.final.repeat);
+                    run.baseline, run.final.repeat);
   if (!run.widened.empty()) md += "Widened: " + run.widened + ".\n\n";
   md += fmt::format(
       "| rank | params | profile {} | speedup vs {} [95% CI] | search score "
       "|\n|---:|---|---:|---|---:|\n",
-      unit, run.reference);
+      unit, run.baseline);
   for (std::size_t i = 0; i < run.finalists.size(); ++i) {
     const auto& f = run.finalists[i];
     md += fmt::format("| {} | `{}` | {:.4f} | {} | {:.4f} |\n", i + 1, f.params.toString(),
@@ -285,7 +285,7 @@ std::string renderTuneReport(const TuneRun& run, const std::vector<std::string>&
         "may not weigh ({}); the finalists come first from those at most {:.0f} % slower at every "
         "one of them.\n\n| params | worst time ratio | at length | guarded "
         "|\n|---|---:|---:|---|\n",
-        run.guard.size(), run.reference, fmt::join(run.guardLengths, ", "),
+        run.guard.size(), run.baseline, fmt::join(run.guardLengths, ", "),
         100 * run.guardTolerance);
     for (const GuardResult& g : run.guard) {
       md += fmt::format("| `{}` | {:.3f} | {} | {} |\n", g.params.toString(), g.worstRatio,
@@ -294,7 +294,7 @@ std::string renderTuneReport(const TuneRun& run, const std::vector<std::string>&
     if (std::none_of(run.guard.begin(), run.guard.end(),
                      [](const auto& g) { return g.eligible; })) {
       md +=
-          "\n**No candidate passed the guard**: each is slower than the reference at some guard "
+          "\n**No candidate passed the guard**: each is slower than the baseline at some guard "
           "length (or the machine was busy while they were measured). The finalists are the "
           "best by the profile alone; see the sweep below for where the winner loses.\n";
     }
@@ -316,9 +316,9 @@ std::vector<Plot> drawPlots(const TuneRun& run, std::string* why) {
       *why = "gnuplot is not installed (apt-get install gnuplot-nox): no sweep.svg";
     }
   }
-  // Drawn by csumtune itself: every point at its true height on a log axis, the reference's
+  // Drawn by csumtune itself: every point at its true height on a log axis, the baseline's
   // 1.0 line, a legend (pareto_svg.hpp).
-  if (std::string space = spaceSvg(run.evaluations, run.reference); !space.empty())
+  if (std::string space = spaceSvg(run.evaluations, run.baseline); !space.empty())
     written.push_back({"space.svg", std::move(space)});
   return written;
 }

@@ -30,9 +30,9 @@ struct Evaluation {
   gen::Params params;
   EvalStatus status = EvalStatus::Ok;
   std::string message;                                            // why it is wrong or refused
-  double score = std::numeric_limits<double>::infinity();         // candidate / reference
+  double score = std::numeric_limits<double>::infinity();         // candidate / baseline
   double scorePerByte = std::numeric_limits<double>::infinity();  // timer units per byte
-  double referencePerByte = 0;  // the reference measured alongside
+  double baselinePerByte = 0;  // the baseline measured alongside
   std::vector<double> perCall;  // per profile entry, median timer units per call
   double seconds = 0;
   bool resumed = false;   // loaded from an earlier run's results.json

@@ -32,14 +32,14 @@ struct SweepPoint {
   CacheState cache = CacheState::Hot;
   double winnerPerByte = 0;
   double baselinePerByte = 0;
-  // Time ratio winner / reference: under 1 the winner is faster.
+  // Time ratio winner / baseline: under 1 the winner is faster.
   double ratio() const { return baselinePerByte > 0 ? winnerPerByte / baselinePerByte : 0; }
 };
 
-// A candidate against the reference at the guard lengths: its worst time ratio there.
+// A candidate against the baseline at the guard lengths: its worst time ratio there.
 struct GuardResult {
   gen::Params params;
-  double worstRatio = 0;  // max over the lengths of candidate time / reference time
+  double worstRatio = 0;  // max over the lengths of candidate time / baseline time
   int worstLength = 0;
   bool eligible = true;  // worstRatio within the tolerance
 };
@@ -49,7 +49,7 @@ struct SizeLimitResult {
   std::size_t limit = 0;  // bytes; 0 = no limit (the winner)
   gen::Params params;
   std::size_t bytes = 0;
-  RatioEstimate speedup;  // vs the reference, on the profile
+  RatioEstimate speedup;  // vs the baseline, on the profile
   double relative = 0;    // its speed / the winner's (1 = as fast)
 };
 

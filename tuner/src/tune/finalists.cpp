@@ -19,14 +19,14 @@ std::vector<Evaluation> topEvaluations(const std::vector<Evaluation>& all, std::
 }
 
 std::vector<FinalistResult> remeasureFinalists(const std::vector<Evaluation>& finalists,
-                                               const Baseline& reference, const Profile& profile,
+                                               const Baseline& baseline, const Profile& profile,
                                                Timer& timer, Workload& workload,
                                                const FinalSettings& settings,
                                                const ProgressFn& progress, RoundGate* gate) {
   std::vector<Kernel> kernels;
   std::vector<TimedKernel> timed;
   kernels.reserve(finalists.size());  // timed keeps pointers into the kernels' code
-  timed.push_back(timedBaseline(reference));
+  timed.push_back(timedBaseline(baseline));
   for (const Evaluation& e : finalists) {
     kernels.push_back(Jit::compile(e.params));
     timed.push_back(timedKernel(kernels.back(), e.params.toString()));
@@ -84,7 +84,7 @@ std::vector<int> sweepSizes() {
   return sizes;
 }
 
-std::vector<SweepPoint> sweepLengths(const gen::Params& winner, const Baseline& reference,
+std::vector<SweepPoint> sweepLengths(const gen::Params& winner, const Baseline& baseline,
                                      Timer& timer, Workload& workload, int repeat,
                                      const ProgressFn& progress, RoundGate* gate) {
   const Kernel kernel = Jit::compile(winner);
@@ -95,7 +95,7 @@ std::vector<SweepPoint> sweepLengths(const gen::Params& winner, const Baseline& 
   config.repeat = repeat;
   config.targetBatchTicks = 200000;
   config.gate = gate;
-  const auto samples = measureInterleaved({timedBaseline(reference), timedKernel(kernel, "winner")},
+  const auto samples = measureInterleaved({timedBaseline(baseline), timedKernel(kernel, "winner")},
                                           config, timer, workload, progress);
   std::vector<SweepPoint> points;
   for (std::size_t i = 0; i < config.sizes.size(); ++i) {

@@ -1,5 +1,5 @@
 // The end of a search, measured: the best few candidates again, longer, interleaved with the
-// reference, linux-v6.8 (speedup with a confidence interval, or plainly not significantly
+// baseline, linux-v6.8 (speedup with a confidence interval, or plainly not significantly
 // faster), and the winner across lengths.
 #pragma once
 
@@ -15,18 +15,18 @@ namespace csumtune::tuner {
 
 // Re-measures the finalists and the baseline together; sorted best (lowest score) first.
 std::vector<FinalistResult> remeasureFinalists(const std::vector<Evaluation>& finalists,
-                                               const Baseline& reference, const Profile& profile,
+                                               const Baseline& baseline, const Profile& profile,
                                                Timer& timer, Workload& workload,
                                                const FinalSettings& settings,
                                                const ProgressFn& progress = {},
                                                RoundGate* gate = nullptr);
 
-// The lengths the winner is compared with the reference at: every length 1..256 (the short
+// The lengths the winner is compared with the baseline at: every length 1..256 (the short
 // path's whole range and more), then steps to 64 KiB.
 std::vector<int> sweepSizes();
 
-// Winner and reference interleaved across sweepSizes() (those the workload can hold).
-std::vector<SweepPoint> sweepLengths(const gen::Params& winner, const Baseline& reference,
+// Winner and baseline interleaved across sweepSizes() (those the workload can hold).
+std::vector<SweepPoint> sweepLengths(const gen::Params& winner, const Baseline& baseline,
                                      Timer& timer, Workload& workload, int repeat,
                                      const ProgressFn& progress = {}, RoundGate* gate = nullptr);
 

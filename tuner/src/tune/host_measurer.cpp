@@ -13,7 +13,7 @@
 
 namespace csumtune::tuner {
 
-HostMeasurer::HostMeasurer(const Profile& profile, const Baseline& reference, Timer& timer,
+HostMeasurer::HostMeasurer(const Profile& profile, const Baseline& baseline, Timer& timer,
                            Workload& workload, HostMeasureSettings settings, FinalSettings final,
                            std::function<void(const std::string&)> note, Workload* otherCache,
                            ContentionMonitor* monitor)
@@ -24,7 +24,7 @@ HostMeasurer::HostMeasurer(const Profile& profile, const Baseline& reference, Ti
       settings_(settings),
       final_(final),
       note_(std::move(note)),
-      reference_(reference),
+      baseline_(baseline),
       fixture_(settings.seed),
       guard_(settings.noiseTolerance, settings.maxRetries),
       monitor_(monitor) {}
@@ -49,8 +49,8 @@ Window HostMeasurer::openWindow() {
   return monitor_ ? monitor_->open() : Window{};
 }
 
-ClosedWindow HostMeasurer::closeWindow(const Window& window, bool referenceSlow) {
-  return monitor_ ? monitor_->close(window, referenceSlow) : ClosedWindow{referenceSlow, 0};
+ClosedWindow HostMeasurer::closeWindow(const Window& window, bool baselineSlow) {
+  return monitor_ ? monitor_->close(window, baselineSlow) : ClosedWindow{baselineSlow, 0};
 }
 
 RoundGate* HostMeasurer::quietRounds() {
@@ -107,17 +107,17 @@ double HostMeasurer::timeOnce(const Kernel& candidate, Evaluation& e) {
   config.targetBatchTicks = settings_.targetBatchTicks;
   config.warmupBatches = 2;
   const auto samples = measureInterleaved(
-      {timedBaseline(reference_), timedKernel(candidate, "candidate")}, config, timer_, workload_);
-  std::vector<double> reference, measured;
+      {timedBaseline(baseline_), timedKernel(candidate, "candidate")}, config, timer_, workload_);
+  std::vector<double> baselineTimes, measured;
   for (std::size_t i = 0; i < config.sizes.size(); ++i) {
-    reference.push_back(summarize(samples[0].sizes[i].perCall).median);
+    baselineTimes.push_back(summarize(samples[0].sizes[i].perCall).median);
     measured.push_back(summarize(samples[1].sizes[i].perCall).median);
   }
   e.perCall = measured;
   e.scorePerByte = profile_.score(measured);
-  e.referencePerByte = profile_.score(reference);
-  e.score = e.scorePerByte / e.referencePerByte;
-  return e.referencePerByte;
+  e.baselinePerByte = profile_.score(baselineTimes);
+  e.score = e.scorePerByte / e.baselinePerByte;
+  return e.baselinePerByte;
 }
 
 std::vector<FinalistResult> HostMeasurer::remeasureFinalists(
@@ -128,7 +128,7 @@ std::vector<FinalistResult> HostMeasurer::remeasureFinalists(
   ClosedWindow keptWindow;
   for (int attempt = 0; attempt <= guard_.maxRetries(); ++attempt) {
     const Window window = openWindow();
-    auto results = tuner::remeasureFinalists(finalists, reference_, profile_, timer_, workload_,
+    auto results = tuner::remeasureFinalists(finalists, baseline_, profile_, timer_, workload_,
                                              final_, stopOnInterrupt(), quietRounds());
     const ClosedWindow closed =
         closeWindow(window, guard_.disturbed(results.front().baselinePerByte));
@@ -159,11 +159,11 @@ std::vector<GuardResult> HostMeasurer::guard(const std::vector<gen::Params>& can
   config.gate = quietRounds();
   std::vector<GuardResult> out;
   for (const gen::Params& p : candidates) {
-    // Each candidate with the reference alone, as during the search.
+    // Each candidate with the baseline alone, as during the search.
     const Kernel kernel = Jit::compile(p);
     const Window window = openWindow();
     const auto samples =
-        measureInterleaved({timedBaseline(reference_), timedKernel(kernel, p.toString())}, config,
+        measureInterleaved({timedBaseline(baseline_), timedKernel(kernel, p.toString())}, config,
                            timer_, workload_, stopOnInterrupt());
     closeWindow(window, false);
     GuardResult g{p, 0, 0, true};
@@ -197,7 +197,7 @@ std::vector<SweepPoint> HostMeasurer::sweep(const gen::Params& winner) {
   for (Workload* workload : workloads) {
     const Window window = openWindow();
     auto part =
-        sweepLengths(winner, reference_, timer_, *workload, 41, stopOnInterrupt(), quietRounds());
+        sweepLengths(winner, baseline_, timer_, *workload, 41, stopOnInterrupt(), quietRounds());
     closeWindow(window, false);
     points.insert(points.end(), part.begin(), part.end());
   }

@@ -1,7 +1,7 @@
 // Measures on this CPU: refuse what the CPU cannot run, verify (quick plan) what it can, and
-// time the correct ones interleaved with the reference kernel (linux-v6.8), so the
+// time the correct ones interleaved with the baseline kernel (linux-v6.8), so the
 // score is a ratio that machine-wide drift cancels out of. One noise guard watches the
-// reference through the search and the finalists.
+// baseline through the search and the finalists.
 #pragma once
 
 #include <functional>
@@ -23,10 +23,10 @@ namespace csumtune::tuner {
 class HostMeasurer : public TuneMeasurer {
  public:
   // `otherCache` (optional): a workload of the other cache state, for the winner's sweep.
-  // `reference`: what every candidate is timed against (linux-v6.8 by default).
+  // `baseline`: what every candidate is timed against (linux-v6.8 by default).
   // `monitor` (optional): watches for contention around every measurement and, with
   // --wait-quiet, waits for quiet before measuring again what was measured while busy.
-  HostMeasurer(const Profile& profile, const Baseline& reference, Timer& timer, Workload& workload,
+  HostMeasurer(const Profile& profile, const Baseline& baseline, Timer& timer, Workload& workload,
                HostMeasureSettings settings, FinalSettings final,
                std::function<void(const std::string&)> note = {}, Workload* otherCache = nullptr,
                ContentionMonitor* monitor = nullptr);
@@ -41,11 +41,11 @@ class HostMeasurer : public TuneMeasurer {
   ContentionReport contention() override;
 
  private:
-  // Times candidate and reference once; returns the reference's profile figure.
+  // Times candidate and baseline once; returns the baseline's profile figure.
   double timeOnce(const Kernel& candidate, Evaluation& e);
   // Records one measurement's window (true when disturbed); nothing without a monitor.
   Window openWindow();
-  ClosedWindow closeWindow(const Window& window, bool referenceSlow);
+  ClosedWindow closeWindow(const Window& window, bool baselineSlow);
   // The gate a long measurement keeps only quiet rounds through (nullptr unless waiting).
   RoundGate* quietRounds();
   const Profile& profile_;
@@ -55,7 +55,7 @@ class HostMeasurer : public TuneMeasurer {
   HostMeasureSettings settings_;
   FinalSettings final_;
   std::function<void(const std::string&)> note_;
-  Baseline reference_;
+  Baseline baseline_;
   VerifyFixture fixture_;
   NoiseGuard guard_;
   ContentionMonitor* monitor_;

@@ -10,7 +10,7 @@ struct HostMeasureSettings {
   int repeat = 31;                  // paired samples per size
   double targetBatchTicks = 60000;  // per sample
   std::uint64_t seed = 1;
-  // Noise guard (tune/noise_guard.hpp): a measurement whose reference ran this much slower
+  // Noise guard (tune/noise_guard.hpp): a measurement whose baseline ran this much slower
   // than it usually does in this run is repeated, up to `maxRetries` times.
   double noiseTolerance = 0.04;
   int maxRetries = 4;

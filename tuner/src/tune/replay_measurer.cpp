@@ -36,7 +36,7 @@ std::vector<FinalistResult> ReplayMeasurer::remeasureFinalists(
     out.push_back({e.params,
                    e.score,
                    e.scorePerByte,
-                   e.referencePerByte,
+                   e.baselinePerByte,
                    RatioEstimate{speedup, speedup, speedup, 1.0},
                    e.bytes,
                    {}});

@@ -121,7 +121,7 @@ std::string searchFrames(const TuneRun& run, Evaluator& evaluator, std::size_t s
 }
 
 // The guard's verdict on `candidates`, each marked eligible when it is not slower than the
-// reference at any guard length beyond the tolerance.
+// baseline at any guard length beyond the tolerance.
 std::vector<GuardResult> guardedResults(TuneMeasurer& measurer,
                                         const std::vector<gen::Params>& candidates,
                                         const TuneSettings& settings) {
@@ -131,7 +131,7 @@ std::vector<GuardResult> guardedResults(TuneMeasurer& measurer,
 }
 
 // The finalists, taken first from the best candidates that are not slower than the
-// reference at any guard length (beyond the tolerance), then from the others.
+// baseline at any guard length (beyond the tolerance), then from the others.
 std::vector<Evaluation> guardedFinalists(TuneRun& run, TuneMeasurer& measurer,
                                          const TuneSettings& settings) {
   const auto best = topEvaluations(run.evaluations, settings.guardCandidates);

@@ -1,4 +1,4 @@
-// What tune() needs measured: candidates (verified, then timed against the reference), the
+// What tune() needs measured: candidates (verified, then timed against the baseline), the
 // finalists again, the winner against the full correctness plan, and the winner's sweep.
 // HostMeasurer measures on this CPU; ReplayMeasurer answers from a recorded table, so whole
 // tunes can be tested and search strategies compared without timing anything.
@@ -30,7 +30,7 @@ class TuneMeasurer : public CandidateMeasurer {
   // The finalists measured again against the baseline; best (lowest score) first.
   virtual std::vector<FinalistResult> remeasureFinalists(
       const std::vector<Evaluation>& finalists) = 0;
-  // Each candidate's worst time ratio to the reference over `lengths` (worstRatio 0 when the
+  // Each candidate's worst time ratio to the baseline over `lengths` (worstRatio 0 when the
   // measurer cannot tell: a replayed table).
   virtual std::vector<GuardResult> guard(const std::vector<gen::Params>& candidates,
                                          const std::vector<int>& lengths) = 0;

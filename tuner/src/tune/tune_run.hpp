@@ -45,7 +45,7 @@ struct TuneRun {
   std::string timerUnit, timerSource;
   double timerOverhead = 0;
   ClockRates clock;       // TSC rate and core cycles per timer unit, measured at the start
-  std::string reference;  // canonical params of the reference/baseline kernel
+  std::string baseline;  // the name of the kernel every candidate races (linux-v6.8 by default)
   HostMeasureSettings measure;
   FinalSettings final;
   std::vector<Evaluation> evaluations;

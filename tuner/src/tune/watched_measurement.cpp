@@ -12,11 +12,11 @@ int measureWatched(NoiseGuard& guard, ContentionMonitor* monitor,
                    const std::function<void()>& afterAttempt) {
   for (int n = 0;; ++n) {
     const Window window = monitor ? monitor->open() : Window{};
-    const double reference = attempt();
-    const bool slow = guard.disturbed(reference);
+    const double baseline = attempt();
+    const bool slow = guard.disturbed(baseline);
     const ClosedWindow closed = monitor ? monitor->close(window, slow) : ClosedWindow{slow, 0};
     const bool disturbed = closed.disturbed;
-    bool again = guard.shouldRepeat(reference, n);
+    bool again = guard.shouldRepeat(baseline, n);
     // --wait-quiet: what was measured while busy is measured again once it is quiet.
     // (waitUntilQuiet returns false at once when the run is interrupted.)
     if (disturbed && monitor && monitor->waiting() && n < kQuietAttempts &&
