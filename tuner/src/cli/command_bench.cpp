@@ -1,5 +1,6 @@
-// csumtune bench [--params P]... [--baseline] [--sizes LIST] [--cache hot|cold]
-//                [--set-size MB] [--offset N] [--repeat N] [--cpu N] [--format F] [-o FILE]
+// csumtune bench [--params P]... [--results FILE]... [--baseline] [--sizes LIST]
+//                [--cache hot|cold] [--set-size MB] [--offset N] [--repeat N] [--cpu N]
+//                [--format F] [-o FILE]
 #include <unistd.h>
 
 #include <cstdio>
@@ -11,6 +12,7 @@
 #include "commands.hpp"
 #include "jobs/bench_on_host.hpp"
 #include "report/bench_report.hpp"
+#include "report/results_file.hpp"
 #include "size_lists.hpp"
 
 namespace csumtune::cli {
@@ -22,6 +24,7 @@ enum class BenchFormat { Table, Thread, Json, Csv };
 struct BenchOptions {
   tuner::HostBenchRequest request;
   std::vector<std::string> params;
+  std::vector<std::string> results;  // runs whose winners to time
   std::string sizes = "40,64,576,1500,4096,9000,65536";
   std::vector<std::string> twoPass;
   BenchFormat format = BenchFormat::Table;
@@ -47,6 +50,8 @@ void runBench(const BenchOptions& options) {
   tuner::HostBenchRequest request = options.request;
   request.sizes = parseSizes(options.sizes);
   for (const std::string& text : options.params) request.params.push_back(parseParamsOption(text));
+  for (const std::string& path : options.results)
+    request.params.push_back(tuner::readWinnerParams(path));
   for (const std::string& text : options.twoPass) {
     const gen::Params summing = parseParamsOption(text);
     if (summing.kind != gen::Kind::Sum) {
@@ -64,6 +69,11 @@ void runBench(const BenchOptions& options) {
   const tuner::BenchReport report = tuner::benchOnHost(request, hooks);
   if (progress) std::fprintf(stderr, "\r%40s\r", "");
   writeOutput(options.output, formatted(report, options.format));
+  // Every format carries the verdict; a terminal user reading the table may still miss it.
+  if (report.reliability.unreliable()) {
+    std::cerr << "csumtune: warning: unreliable figures: " << report.reliability.problem()
+              << "; measure again on a quiet machine\n";
+  }
 }
 
 }  // namespace
@@ -74,6 +84,8 @@ void addBenchCommand(CLI::App& app) {
       "bench", "Time kernels on this CPU (pinned, interleaved, verified first); median ± spread");
   cmd->add_option("--params", options->params,
                   "Kernel to time (repeatable; default: the default params)");
+  cmd->add_option("--results", options->results,
+                  "A results.json: time its winner too (repeatable)");
   cmd->add_flag("--baseline", options->request.baselines,
                 "Also time plain-c, linux-v6.8 (the reference), linux-v5.17 and linux-like (our "
                 "frame around the kernel's loop shape, carry=adc,chains=2,unroll=10) in the same "
@@ -112,13 +124,15 @@ void addBenchCommand(CLI::App& app) {
                 "Use the TSC even when hardware cycles are available");
   addChoice(cmd, "--format", options->format,
             {{"table", BenchFormat::Table},
+             {"text", BenchFormat::Table},
              {"thread", BenchFormat::Thread},
              {"seed", BenchFormat::Thread},
              {"json", BenchFormat::Json},
              {"csv", BenchFormat::Csv}},
-            "table; thread (the 2013 thread's table: length | Set Sz | iterations | cycles/byte; "
-            "seed is its old name); json; csv");
-  cmd->add_option("-o,--output", options->output, "Write to FILE instead of standard output");
+            "table (text is the same); thread (the 2013 thread's table: length | Set Sz | "
+            "iterations | cycles/byte; seed is its old name); json; csv");
+  cmd->add_option("-o,--out,--output", options->output,
+                  "Write to FILE instead of standard output");
   cmd->add_option("--seed", options->request.seed, "Seed for data and cold positions")
       ->check(unsigned64())
       ->capture_default_str();

@@ -11,6 +11,8 @@
 #include "measure/baselines.hpp"
 #include "measure/clock_rates.hpp"
 #include "measure/code_size.hpp"
+#include "measure/contention.hpp"
+#include "measure/host_contention.hpp"
 #include "measure/kernel_source.hpp"
 #include "measure/placement.hpp"
 #include "measure/timed_kernels.hpp"
@@ -174,6 +176,22 @@ KernelSet prepareKernels(const HostBenchRequest& request, const HostBenchHooks& 
   return set;
 }
 
+// A window of the contention monitor around every round of the interleaved measurement; every
+// round is kept (bench does not wait for quiet: it says how busy the machine was).
+class WatchedRounds : public RoundGate {
+ public:
+  explicit WatchedRounds(ContentionMonitor& monitor) : monitor_(monitor) {}
+  void roundStarts() override { window_ = monitor_.open(); }
+  bool keepRound() override {
+    monitor_.close(window_, false);
+    return true;
+  }
+
+ private:
+  ContentionMonitor& monitor_;
+  Window window_;
+};
+
 WorkloadConfig workloadConfigOf(const HostBenchRequest& request) {
   WorkloadConfig config;
   config.cache = request.cache;
@@ -231,10 +249,18 @@ BenchReport benchOnHost(const HostBenchRequest& request, const HostBenchHooks& h
   setup.sizes = config.sizes;
   setup.clock = measureClockRates(*timer);
 
+  // Contention, watched as tune watches it: probes before and after, a window around every
+  // round (run-queue wait, steal); the verdict goes into every format.
+  HostContentionSource contentionSource(cpu, *timer, linuxV68Baseline().fn);
+  ContentionMonitor monitor(contentionSource, ContentionSettings{});
+  WatchedRounds rounds(monitor);
+  config.gate = &rounds;
+  monitor.beginPhase("bench");
   auto samples = measureInterleaved(kernels.timed, config, *timer, workload,
                                     [&](std::size_t done, std::size_t total) {
                                       if (hooks.progress) hooks.progress(done, total);
                                     });
+  setup.contention = monitor.finish();
   // The first row is what the others are compared with: linux-v6.8 when the baselines run
   // (plain C comes first in the table), else the first kernel given.
   std::optional<std::string> baseline;

@@ -1,5 +1,8 @@
 #include "report/bench_report.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -27,9 +30,70 @@ std::string describeSpeedup(const RatioEstimate& s) {
   return figures + (s.median >= 1 ? " faster" : " slower");
 }
 
+double spreadPercent(const Summary& figure) {
+  return figure.median > 0 ? 100 * figure.mad / figure.median : 0;
+}
+
+std::string BenchReliability::problem() const {
+  std::string text;
+  if (disturbed) text = "the machine was busy while they were measured (" + machine + ")";
+  if (spreadTooWide()) {
+    text += fmt::format(
+        "{}the samples spread widely (median {:.1f} % MAD/median, above {:.0f} %; widest {:.1f} "
+        "%, {})",
+        text.empty() ? "" : "; ", medianSpreadPercent, kSpreadLimitPercent, widestSpreadPercent,
+        widestFigure);
+  }
+  return text;
+}
+
+BenchReliability assessReliability(const std::vector<KernelFigures>& kernels,
+                                   const std::optional<ContentionReport>& contention) {
+  BenchReliability r;
+  std::vector<double> spreads;
+  for (const KernelFigures& k : kernels) {
+    for (const SizeFigures& f : k.sizes) {
+      const double spread = spreadPercent(f.perByte);
+      spreads.push_back(spread);
+      if (spread > r.widestSpreadPercent || r.widestFigure.empty()) {
+        r.widestSpreadPercent = spread;
+        r.widestFigure = fmt::format("{} at {} B", k.kernel.name, f.size);
+      }
+    }
+  }
+  std::sort(spreads.begin(), spreads.end());
+  if (!spreads.empty()) r.medianSpreadPercent = quantileSorted(spreads, 0.5);
+  if (!contention) {
+    r.machine = "not watched";
+    return r;
+  }
+  const ContentionReport& c = *contention;
+  const ContentionSettings settings;
+  r.watched = true;
+  r.disturbed = c.disturbed(settings);
+  double share = 0, wait = 0, steal = 0;
+  for (const PhaseContention& p : c.phases) {
+    share = std::max(share, p.disturbedShare());
+    wait = std::max(wait, p.waitShare);
+    steal = std::max(steal, p.stealShare);
+  }
+  const double slower = 100 * (c.probeSlowdown() - 1);
+  if (r.disturbed) {
+    r.machine = fmt::format(
+        "busy: {:.0f} % of the measuring time disturbed (run-queue wait {:.0f} %, steal {:.0f} "
+        "%), the probe up to {:.0f} % slower",
+        100 * share, 100 * wait, 100 * steal, slower);
+  } else {
+    r.machine = fmt::format("quiet ({:.0f} % of the measuring time disturbed, probe within {:.0f} %)",
+                            100 * share, slower);
+  }
+  if (!c.unavailable.empty()) r.machine += "; " + c.unavailable;
+  return r;
+}
+
 BenchReport buildBenchReport(const BenchSetup& setup, const std::vector<KernelSamples>& samples,
                              const std::optional<std::string>& baselineName) {
-  BenchReport report{setup, {}, {}};
+  BenchReport report{setup, {}, {}, {}};
   const KernelSamples* baseline = nullptr;
   for (const KernelSamples& k : samples) {
     if (baselineName && k.kernel.name == *baselineName) baseline = &k;
@@ -51,6 +115,7 @@ BenchReport buildBenchReport(const BenchSetup& setup, const std::vector<KernelSa
       }
     }
   }
+  report.reliability = assessReliability(report.kernels, setup.contention);
   return report;
 }
 
@@ -61,6 +126,20 @@ std::string bytesText(const TimedKernel& k) {
 double bytesPerCycle(const BenchSetup& s, double unitsPerByte) {
   const double cycles = unitsPerByte * s.clock.cyclesPerUnit;
   return cycles > 0 ? 1 / cycles : 0;
+}
+}  // namespace
+
+namespace {
+// The two lines every text format ends its header (or its table) with.
+std::string reliabilityLines(const BenchReliability& r, std::string_view prefix) {
+  std::string out = fmt::format("{}machine: {}\n", prefix, r.machine);
+  out += fmt::format("{}spread: median {:.1f} % MAD/median over the figures (widest {:.1f} %, {}){}\n",
+                     prefix, r.medianSpreadPercent, r.widestSpreadPercent, r.widestFigure,
+                     r.spreadTooWide() ? fmt::format(": above {:.0f} %",
+                                                     BenchReliability::kSpreadLimitPercent)
+                                       : "");
+  if (r.unreliable()) out += fmt::format("{}warning: unreliable figures: {}\n", prefix, r.problem());
+  return out;
 }
 }  // namespace
 
@@ -84,6 +163,7 @@ std::string formatTable(const BenchReport& r) {
       s.clock.tscHz / 1e9, s.clock.cyclesPerUnit, s.unit == "cycles" ? "cycle" : "tick",
       s.clock.coreHz() / 1e9, s.unit, s.clock.cyclesPerUnit);
   for (const auto& w : s.warnings) out += "warning: " + w + "\n";
+  out += reliabilityLines(r.reliability, "");
   out += "\n";
   for (std::size_t k = 0; k < r.kernels.size(); ++k) {
     const TimedKernel& kernel = r.kernels[k].kernel;
@@ -138,6 +218,7 @@ std::string formatThreadTable(const BenchReport& r) {
     }
     out += "\n";
   }
+  out += reliabilityLines(r.reliability, "");
   return out;
 }
 
@@ -180,6 +261,7 @@ std::string formatJson(const BenchReport& r) {
                        {"iterations", f.iterations},
                        {"samples", f.samples},
                        {"per_byte", summaryJson(f.perByte)},
+                       {"spread_percent", spreadPercent(f.perByte)},
                        {"bytes_per_core_cycle", bytesPerCycle(s, f.perByte.median)},
                        {"per_call", summaryJson(f.perCall)}});
     }
@@ -203,22 +285,34 @@ std::string formatJson(const BenchReport& r) {
                            {"significant", c.speedup.significant()}});
   }
   j["comparisons"] = comparisons;
+  const BenchReliability& rel = r.reliability;
+  j["reliability"] = {{"reliable", !rel.unreliable()},
+                      {"problem", rel.problem()},
+                      {"machine_watched", rel.watched},
+                      {"machine_disturbed", rel.disturbed},
+                      {"machine", rel.machine},
+                      {"median_spread_percent", rel.medianSpreadPercent},
+                      {"widest_spread_percent", rel.widestSpreadPercent},
+                      {"widest_figure", rel.widestFigure},
+                      {"spread_limit_percent", BenchReliability::kSpreadLimitPercent}};
   return j.dump(2) + "\n";
 }
 
 std::string formatCsv(const BenchReport& r) {
   std::string out =
       "kernel,kind,size,unit,cache,set_size_bytes,iterations,samples,median_per_byte,min_per_byte,"
-      "mad_per_byte,iqr_per_byte,rsd_percent,median_per_call,bytes_per_core_cycle,code_bytes\n";
+      "mad_per_byte,iqr_per_byte,rsd_percent,median_per_call,bytes_per_core_cycle,code_bytes,"
+      "spread_percent,machine_disturbed\n";
   for (const KernelFigures& k : r.kernels) {
     for (const SizeFigures& f : k.sizes) {
       out += fmt::format(
-          "\"{}\",{},{},{},{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.3f},{:.2f},{:.3f},{}\n",
+          "\"{}\",{},{},{},{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.3f},{:.2f},{:.3f},{},{:.3f},{}\n",
           k.kernel.name, toString(k.kernel.kind), f.size, r.setup.unit, toString(r.setup.cache),
           r.setup.setSizeBytes, f.iterations, f.samples, f.perByte.median, f.perByte.min,
           f.perByte.mad, f.perByte.iqr, f.perByte.rsdPercent, f.perCall.median,
           bytesPerCycle(r.setup, f.perByte.median),
-          k.kernel.bytes ? std::to_string(k.kernel.bytes) : std::string());
+          k.kernel.bytes ? std::to_string(k.kernel.bytes) : std::string(), spreadPercent(f.perByte),
+          !r.reliability.watched ? "" : r.reliability.disturbed ? "yes" : "no");
     }
   }
   return out;

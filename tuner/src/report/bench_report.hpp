@@ -8,6 +8,7 @@
 
 #include "csumtune/cpu.hpp"
 #include "measure/clock_rates.hpp"
+#include "measure/contention.hpp"
 #include "measure/harness.hpp"
 #include "measure/stats.hpp"
 
@@ -29,6 +30,9 @@ struct BenchSetup {
   int repeat = 0;
   std::vector<int> sizes;
   ClockRates clock;  // what a timer unit is worth here (bytes per core cycle)
+  // The contention monitor's record of the run (probes before and after, a window around
+  // every round of the interleaved measurement); none when it was not watched (tests).
+  std::optional<ContentionReport> contention;
 };
 
 struct SizeFigures {
@@ -51,11 +55,35 @@ struct Comparison {
   RatioEstimate speedup;  // baseline time / kernel time: > 1 means the kernel is faster
 };
 
+// A figure's spread: 100 * MAD / median of its samples (per byte).
+double spreadPercent(const Summary& figure);
+
+// Whether the figures can be trusted: the spread of the samples behind them, and whether the
+// machine was busy while they were measured (the contention monitor's verdict, as tune's).
+struct BenchReliability {
+  static constexpr double kSpreadLimitPercent = 5.0;  // the median figure's spread above: bad
+  double medianSpreadPercent = 0;  // the median over every kernel and size of spreadPercent()
+  double widestSpreadPercent = 0;
+  std::string widestFigure;  // "linux-v6.8 at 64 B"
+  bool watched = false;      // the contention monitor ran
+  bool disturbed = false;    // its verdict: busy
+  std::string machine;       // one sentence on the machine ("quiet (...)", "busy: ...")
+  bool spreadTooWide() const { return medianSpreadPercent > kSpreadLimitPercent; }
+  bool unreliable() const { return disturbed || spreadTooWide(); }
+  // "" when reliable; else why not, one sentence (the CLI's warning line).
+  std::string problem() const;
+};
+
 struct BenchReport {
   BenchSetup setup;
   std::vector<KernelFigures> kernels;
   std::vector<Comparison> comparisons;
+  BenchReliability reliability;
 };
+
+// The reliability of these figures measured under this contention record (none: not watched).
+BenchReliability assessReliability(const std::vector<KernelFigures>& kernels,
+                                   const std::optional<ContentionReport>& contention);
 
 // Figures from raw samples; every kernel other than `baselineName` is compared with it
 // (when it is among the kernels).
