@@ -31,7 +31,7 @@ CLI::Option* addChoice(CLI::App* cmd, const std::string& name, Enum& target,
   std::string fallback;
   for (const auto& [text, value] : choices) {
     names.push_back(text);
-    if (value == target) fallback = text;
+    if (value == target && fallback.empty()) fallback = text;  // the first name of a value
   }
   return cmd
       ->add_option_function<std::string>(
@@ -52,6 +52,14 @@ const std::vector<std::pair<std::string, gen::Kind>> kKinds{{"sum", gen::Kind::S
                                                             {"copy", gen::Kind::Copy}};
 const std::vector<std::pair<std::string, tuner::SourceStyle>> kStyles{
     {"kernel", tuner::SourceStyle::Kernel}, {"gas", tuner::SourceStyle::Gas}};
+
+// The width help is wrapped to: the terminal's (stdout), at least 60; 100 when stdout is not
+// a terminal.
+std::size_t helpWidth();
+
+// Help text wrapped to `width` columns: descriptions broken at spaces and indented under
+// their column, the verbs' and options' names left as they are (a name is never split).
+void useWrappedHelp(CLI::App& app, std::size_t width);
 
 // Parses and validates --params; tuner::BadRequest ("bad --params '...': rule") on failure.
 gen::Params parseParamsOption(const std::string& text);

@@ -3,11 +3,14 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "cli_support.hpp"
 #include "commands.hpp"
 #include "csumtune/cpu.hpp"
 
 namespace csumtune::cli {
 namespace {
+
+enum class CpuFormat { Text, Json };
 
 nlohmann::json toJson(const CpuIdentity& cpu) {
   nlohmann::json features = nlohmann::json::object();
@@ -45,12 +48,15 @@ void printText(const CpuIdentity& cpu) {
 
 void addCpuCommand(CLI::App& app) {
   auto* cmd = app.add_subcommand("cpu", "Show this CPU's identity and the features kernels use");
-  auto json = std::make_shared<bool>(false);
-  cmd->add_flag("--json", *json, "Print JSON instead of text");
-  cmd->callback([json] {
+  auto format = std::make_shared<CpuFormat>(CpuFormat::Text);
+  addChoice(cmd, "--format", *format, {{"text", CpuFormat::Text}, {"json", CpuFormat::Json}},
+            "text or json");
+  cmd->add_flag_callback(
+      "--json", [format] { *format = CpuFormat::Json; }, "Same as --format json");
+  cmd->callback([format] {
     if (dryRun()) return;
     const CpuIdentity cpu = hostCpu();
-    if (*json) {
+    if (*format == CpuFormat::Json) {
       std::cout << toJson(cpu).dump(2) << "\n";
     } else {
       printText(cpu);

@@ -46,7 +46,7 @@ void addKmodCommand(CLI::App& app) {
   auto* params = cmd->add_option("--params", o->params, "Kernel parameters");
   auto* results = cmd->add_option("--results", o->results, "A results.json: use its winner");
   params->excludes(results);
-  cmd->add_option("-o,--output", o->out, "Module directory to write")->capture_default_str();
+  cmd->add_option("-o,--out,--output", o->out, "Module directory to write")->capture_default_str();
   cmd->callback([o] {
     if (!dryRun()) runKmod(*o);
   });

@@ -105,7 +105,7 @@ void addPatchCommand(CLI::App& app, int& exitCode) {
   cmd->add_option("--tree", o->tree, "The kernel tree (its top directory)")->required();
   cmd->add_option("--params", o->params, "Kernel parameters (kernel-safe)");
   cmd->add_option("--results", o->results, "A results.json whose winner to use");
-  cmd->add_option("-o,--output", o->out, "Output file (- = stdout)")->capture_default_str();
+  cmd->add_option("-o,--out,--output", o->out, "Output file (- = stdout)")->capture_default_str();
   cmd->add_flag("--no-figures", o->noFigures,
                 "Do not build and time the tree's own file for the commit message");
   cmd->add_option("--cpu", o->cpu, "CPU to pin the measurement to (default: the last one)")

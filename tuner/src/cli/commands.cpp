@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "cli_support.hpp"
 #include "csumtune/gen/version.hpp"
 
 namespace csumtune::cli {
@@ -12,6 +13,8 @@ bool& dryRun() {
 }
 
 void addAllCommands(CLI::App& app, int& exitCode) {
+  // Before the verbs: each takes the formatter the app has when it is added.
+  useWrappedHelp(app, helpWidth());
   app.require_subcommand(1);
   app.set_help_all_flag("--help-all", "Help for every command");
   addCpuCommand(app);

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "csumtune/gen/params.hpp"
 #include "csumtune/gen/version.hpp"
 #include "csumtune/results/document.hpp"
 #include "search/code_size_tradeoff.hpp"
@@ -313,6 +314,51 @@ gen::Params readWinnerParams(const std::string& path) {
   } catch (const gen::ParamsError& e) {
     results::fail(path, purpose, "holds bad params (" + results::printable(e.what()) + ")");
   }
+}
+
+std::string tunedOnText(const std::string& brand, const std::string& vendor,
+                        const std::string& key, const std::string& created) {
+  return fmt::format("{} ({}, key {}) on {}", brand, vendor, key, created);
+}
+
+std::string figuresText(const std::string& profile, const std::string& cache, double scorePerByte,
+                        const std::string& unit, const std::string& verdict) {
+  return fmt::format("profile {} ({} cache): {:.4f} {}/byte, {}", profile, cache, scorePerByte,
+                     unit, verdict);
+}
+
+SourceRequest readWinnerSource(const std::string& path) {
+  constexpr std::string_view purpose = "read the winner";
+  SourceRequest request;
+  request.params = readWinnerParams(path);
+  const json j = results::readDocument(path, purpose);
+  const json& winner = j.at("winner");
+  const std::string source = winner.value("source", std::string());
+  if (source.find("(gas style)") != std::string::npos) {
+    request.style = SourceStyle::Gas;
+  } else if (source.find("(kernel style)") != std::string::npos) {
+    request.style = SourceStyle::Kernel;
+  } else {
+    request.style = gen::traitsOf(request.params.carry).kernelSafe() ? SourceStyle::Kernel
+                                                                     : SourceStyle::Gas;
+  }
+  request.symbol = defaultSymbol(request.params, request.style);
+  try {
+    const json& cpu = j.at("cpu");
+    request.tunedOn = tunedOnText(cpu.at("brand").get<std::string>(),
+                                  cpu.at("vendor").get<std::string>(),
+                                  cpu.at("key").get<std::string>(), j.at("created").get<std::string>());
+    const json& workload = j.at("workload");
+    if (winner.contains("score_per_byte") && winner.contains("verdict"))
+      request.figures = figuresText(workload.at("profile").get<std::string>(),
+                                    workload.at("cache").get<std::string>(),
+                                    winner.at("score_per_byte").get<double>(),
+                                    j.at("timer").at("unit").get<std::string>(),
+                                    winner.at("verdict").get<std::string>());
+  } catch (const json::exception& e) {
+    results::fail(path, purpose, std::string("lacks what winner.S says of it (") + e.what() + ")");
+  }
+  return request;
 }
 
 std::vector<Evaluation> readEvaluations(const std::string& path) {

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "source_file.hpp"
 #include "tune/tune_run.hpp"
 
 namespace csumtune::tuner {
@@ -23,6 +24,17 @@ std::vector<Evaluation> readEvaluations(const std::string& path);
 
 // The winner's params of a results file (any CPU): what `csumtune kmod --results` builds.
 gen::Params readWinnerParams(const std::string& path);
+
+// winner.S's header lines "tuned on" and "figures", from a run or from its results.json.
+std::string tunedOnText(const std::string& brand, const std::string& vendor,
+                        const std::string& key, const std::string& created);
+std::string figuresText(const std::string& profile, const std::string& cache, double scorePerByte,
+                        const std::string& unit, const std::string& verdict);
+
+// What `emit --results FILE` prints: the winner of a finished run (readWinnerParams) as the run
+// wrote its winner.S: its style (recorded in winner.source; a run without the record: gas for
+// a SIMD family, else kernel), the default symbol, and the CPU and figures it was tuned with.
+SourceRequest readWinnerSource(const std::string& path);
 
 // The evaluations of an earlier run in `path`, after checking that it is a results file for
 // the same CPU, profile, cache state and space as `current`.

@@ -22,11 +22,9 @@ std::vector<std::string> writeRunFolder(const TuneRun& run, const std::string& f
     request.params = winner.params;
     request.style = run.style;
     request.symbol = defaultSymbol(winner.params, request.style);
-    request.tunedOn = fmt::format("{} ({}, key {}) on {}", run.cpu.brand, run.cpu.vendor,
-                                  run.cpuKey, run.created);
-    request.figures = fmt::format("profile {} ({} cache): {:.4f} {}/byte, {}", run.profile.name,
-                                  toString(run.cache), winner.scorePerByte, run.timerUnit,
-                                  verdict(winner, run.baseline));
+    request.tunedOn = tunedOnText(run.cpu.brand, run.cpu.vendor, run.cpuKey, run.created);
+    request.figures = figuresText(run.profile.name, toString(run.cache), winner.scorePerByte,
+                                  run.timerUnit, verdict(winner, run.baseline));
     files.emplace_back("winner.S", renderSource(request));
     if (auto svg = paretoSvg(run.evaluations, paretoFront(run.evaluations), run.baseline);
         !svg.empty())

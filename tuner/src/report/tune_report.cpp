@@ -302,8 +302,9 @@ std::string renderTuneReport(const TuneRun& run, const std::vector<std::string>&
   if (!run.sweep.empty()) md += renderSweep(run);
   for (const auto& plot : plots) md += fmt::format("\n![{}]({})\n", plot, plot);
   md += fmt::format(
-      "\nThe winner as a kernel `.S`: `winner.S`. Regenerate: `csumtune emit --params {}`.\n",
-      w.params.toString());
+      "\nThe winner as a `.S`: `winner.S` ({} style). Regenerate it in this folder: `csumtune emit "
+      "--results results.json -o winner.S`.\n",
+      toString(run.style));
   return md;
 }
 
