@@ -1,11 +1,16 @@
-// csumtune show FILE: a results.json (tune) or a bench JSON, summarized for a human.
+// csumtune show [FILE]: a results.json (tune) or a bench JSON, summarized for a human; without
+// FILE, what best() sees: the search path, this CPU's runs on it, and which one it picks.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
+#include <sstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
+#include "csumtune/loader.hpp"
 #include "csumtune/results/document.hpp"
 #include "report/bench_report.hpp"
 
@@ -102,6 +107,14 @@ void showBench(const json& j) {
   const std::string unit = text(j, "unit");
   fmt::print("bench        {} cache, {} samples, {} ({})\n", text(j.at("workload"), "cache"),
              count(j.at("workload"), "repeat"), unit, text(j.at("cpu"), "brand"));
+  if (const auto r = j.find("reliability"); r != j.end() && r->is_object()) {
+    fmt::print("machine      {}\n", text(*r, "machine"));
+    fmt::print("spread       median {:.1f} % MAD/median (widest {:.1f} %, {})\n",
+               real(*r, "median_spread_percent"), real(*r, "widest_spread_percent"),
+               text(*r, "widest_figure"));
+    if (const std::string problem = text(*r, "problem"); !problem.empty())
+      fmt::print("unreliable   {}\n", problem);
+  }
   for (const auto& k : j.at("kernels")) {
     fmt::print("{}\n", text(k, "name"));
     for (const auto& r : k.at("results")) {
@@ -110,6 +123,50 @@ void showBench(const json& j) {
                  real(b, "mad"), unit);
     }
   }
+}
+
+// Where a directory of the search path comes from.
+std::string originOf(const std::string& directory) {
+  if (const char* env = std::getenv("CSUMTUNE_RESULTS")) {
+    std::istringstream entries(env);
+    for (std::string entry; std::getline(entries, entry, ':');)
+      if (!entry.empty() && entry == directory) return "CSUMTUNE_RESULTS";
+  }
+  if (directory == userResultsDirectory()) return "your results: tune --install puts runs here";
+  return "installed";
+}
+
+// What best() sees, in the order it looks, and what it picks.
+void showSearch() {
+  const ResultsSearch search = searchResults();
+  fmt::print("best() looks for runs of this CPU (key {}) in, in order:\n", printable(search.cpuKey));
+  for (std::size_t i = 0; i < search.directories.size(); ++i) {
+    const std::string& d = search.directories[i];
+    const bool exists =
+        std::find(search.existing.begin(), search.existing.end(), d) != search.existing.end();
+    fmt::print("  {}. {} ({}){}\n", i + 1, printable(d), originOf(d), exists ? "" : ": missing");
+  }
+  if (search.runs.empty()) {
+    fmt::print("runs for this CPU: none\n");
+  } else {
+    fmt::print("runs for this CPU, in the order best() tries them:\n");
+    for (const FoundRun& run : search.runs)
+      fmt::print("  {}  {}\n", printable(run.path),
+                 run.problem.empty() ? "usable" : "not used: " + printable(run.problem));
+  }
+  if (!search.otherKeys.empty()) {
+    std::string keys;
+    for (const std::string& key : search.otherKeys) keys += (keys.empty() ? "" : ", ") + printable(key);
+    fmt::print("runs of other CPUs: {}\n", keys);
+  }
+  // best() itself: the same search, and the kernel compiled (a usable run can still need a
+  // feature this CPU lacks).
+  const LoadedKernel picked = best();
+  fmt::print("best() picks {}\n", printable(picked.origin));
+  if (picked.fallback != Fallback::None)
+    fmt::print(
+        "to use a tuned kernel: csumtune tune --install (or put a run in one of the directories "
+        "above)\n");
 }
 
 }  // namespace
@@ -134,11 +191,19 @@ void runShow(const std::string& path) {
 
 void addShowCommand(CLI::App& app) {
   auto path = std::make_shared<std::string>();
-  auto* cmd =
-      app.add_subcommand("show", "Summarize a results.json (tune) or a bench --format json file");
-  cmd->add_option("FILE", *path, "results.json or bench JSON")->required();
-  cmd->callback([path] {
-    if (!dryRun()) runShow(*path);
+  auto* cmd = app.add_subcommand(
+      "show",
+      "Summarize a results.json (tune) or a bench --format json file; without FILE, the runs "
+      "best() finds for this CPU and the one it picks");
+  auto* file =
+      cmd->add_option("FILE", *path, "results.json or bench JSON (none: what best() sees)");
+  cmd->callback([path, file] {
+    if (dryRun()) return;
+    if (file->count() == 0) {
+      showSearch();
+    } else {
+      runShow(*path);
+    }
   });
 }
 

@@ -12,6 +12,7 @@
 
 #include "cli_support.hpp"
 #include "commands.hpp"
+#include "csumtune/loader.hpp"
 #include "csumtune/results/profiles.hpp"
 #include "jobs/replay_search.hpp"
 #include "jobs/tune_on_host.hpp"
@@ -38,6 +39,7 @@ struct TuneOptions {
   std::string replay;
   bool quiet = false;
   bool requireSpeedup = false;
+  bool install = false;  // copy the finished run where best() looks
 };
 
 tuner::HostTuneRequest requestOf(const TuneOptions& o) {
@@ -89,7 +91,28 @@ void printSummary(const tuner::HostTuneOutcome& outcome, const TuneOptions& o) {
   }
 }
 
+// --install: the finished run copied into the user's results directory (installRun), where
+// best() and `csumtune show` find it.
+void installFinishedRun(const std::string& folder) {
+  std::string installed;
+  try {
+    installed = installRun(folder);
+  } catch (const Error& e) {
+    throw tuner::BadRequest(
+        fmt::format("the run is in {}, but installing it failed: {}", folder, e.what()));
+  }
+  fmt::print("install  {} (best() finds it first after CSUMTUNE_RESULTS; csumtune show lists "
+             "what it sees)\n",
+             installed);
+}
+
 int runTune(const TuneOptions& o) {
+  if (o.install && !o.replay.empty())
+    throw tuner::BadRequest("--install does not apply to --replay (it writes no run)");
+  if (o.install && userResultsDirectory().empty())
+    throw tuner::BadRequest(
+        "--install: no user results directory (neither XDG_DATA_HOME nor HOME names an "
+        "absolute directory)");
   if (!o.replay.empty()) return runReplay(o);
   // The one line on stderr when it is a terminal (ProgressLine checks), nothing with --quiet.
   ProgressLine line(stderr, !o.quiet);
@@ -149,6 +172,7 @@ int runTune(const TuneOptions& o) {
       break;
   }
   printSummary(outcome, o);
+  if (o.install) installFinishedRun(outcome.folder);
   const auto& w = run.finalists.front();
   if (o.requireSpeedup && !(w.speedup.significant() && w.speedup.median > 1)) {
     throw tuner::CheckFailed("the winner is not significantly faster than " + run.baseline);
@@ -197,8 +221,11 @@ void addTuneCommand(CLI::App& app, int& exitCode) {
             "sum (csum_partial) or copy (copy and checksum in one pass: "
             "csum_partial_copy_generic in kernel style, measured against linux-csum-copy "
             "or --baseline-source csum-copy_64.S; folder copy-<profile>...)");
-  cmd->add_option("--out", o->request.out,
+  cmd->add_option("-o,--out,--output", o->request.out,
                   "Output directory (default results/<cpu-key>/<profile>[-cold][-kernel])");
+  cmd->add_flag("--install", o->install,
+                "After a complete run, copy it where best() looks (the user's results directory, "
+                "$XDG_DATA_HOME/csumtune/results) and say where");
   cmd->add_flag("--resume", o->request.resume, "Continue from the output directory's results.json");
   cmd->add_option("--seed", o->request.seed,
                   "Seed: the same seed visits the same points in the same order")
