@@ -285,7 +285,11 @@ else
 fi
 expect 2 "does not exist" -- "$CSUMTUNE" show /nonexistent.json
 expect 2 "not JSON" -- "$CSUMTUNE" show /etc/hostname
-expect 2 "" -- "$CSUMTUNE" show
+# show without FILE: what best() sees (here: nothing of the user's, an empty directory).
+empty_xdg=$(tmpdir)
+expect --output 0 "best() picks" -- env -u CSUMTUNE_RESULTS XDG_DATA_HOME="$empty_xdg" "$CSUMTUNE" show
+check "show without FILE names the search path" contains "$last_output" "best() looks for runs of this CPU" "$empty_xdg/csumtune/results"
+expect 2 "" -- "$CSUMTUNE" show a.json b.json
 # A directory or a FIFO where a results file should be: a message, never a hang.
 odd=$(tmpdir)
 mkfifo "$odd/fifo.json"
@@ -581,6 +585,55 @@ if [[ $(head -1 <<<"$algorithms") == crs2 && $algorithms == *exhaustive* ]]; the
 else
   fail "tune --list-algorithms: $algorithms"
 fi
+
+# One spelling per idea (issue 28): -o/--out everywhere with --output still read, --format
+# text|json where there is JSON with cpu --json still read, emit's --binary with its old
+# --format bin, --results where a verb takes a run; help within 100 columns off a terminal.
+spell=$(tmpdir)
+for o in -o --out --output; do
+  "$CSUMTUNE" emit --params carry=adc,chains=2,unroll=4 "$o" "$spell/emit$o.S" &&
+    "$CSUMTUNE" kmod --params carry=adc,chains=2,unroll=4 "$o" "$spell/kmod$o" >/dev/null
+  check "emit and kmod take $o" test -s "$spell/emit$o.S" -a -s "$spell/kmod$o/Kbuild"
+done
+check "emit: -o, --out and --output write the same file" cmp -s "$spell/emit-o.S" "$spell/emit--output.S"
+"$CSUMTUNE" emit --params carry=adc,chains=2,unroll=4 --binary -o "$spell/new.bin"
+"$CSUMTUNE" emit --params carry=adc,chains=2,unroll=4 --format bin -o "$spell/old.bin"
+check "emit --binary is the old --format bin" cmp -s "$spell/new.bin" "$spell/old.bin"
+expect 2 "emit needs --params P or --results FILE" -- "$CSUMTUNE" emit --style gas
+expect 2 "" -- "$CSUMTUNE" emit --params carry=adc --results x.json
+check "cpu --format json is cpu --json" bash -c "cmp -s <('$CSUMTUNE' cpu --format json) <('$CSUMTUNE' cpu --json)"
+check "cpu --format text is cpu" bash -c "cmp -s <('$CSUMTUNE' cpu --format text) <('$CSUMTUNE' cpu)"
+expect 2 "" -- "$CSUMTUNE" cpu --format csv
+expect 2 "--install does not apply to --replay" -- "$CSUMTUNE" tune --replay x.json --install
+expect 2 "cannot read the winner" -- "$CSUMTUNE" bench --results "$spell/none.json" --sizes 64 --repeat 5
+wide=0
+for verb in "" cpu verify emit bench tune show kmod patch; do
+  # shellcheck disable=SC2086
+  width=$("$CSUMTUNE" $verb --help | awk '{ if (length($0) > w) w = length($0) } END { print w + 0 }')
+  [[ $width -gt 100 ]] && { fail "csumtune $verb --help is $width columns wide"; wide=1; }
+done
+[[ $wide == 0 ]] && pass "every --help within 100 columns when not a terminal"
+# bench says whether its figures can be trusted, in every format.
+out=$("$CSUMTUNE" bench --params carry=adc,chains=4,unroll=16 --sizes 64 --repeat 5 --format text 2>/dev/null)
+check "bench --format text: the machine and spread lines" contains "$out" "machine: " "spread: median "
+out=$("$CSUMTUNE" bench --params carry=adc,chains=4,unroll=16 --sizes 64 --repeat 5 --format thread 2>/dev/null)
+check "bench --format thread: the machine and spread lines" contains "$out" "machine: " "spread: median "
+out=$("$CSUMTUNE" bench --params carry=adc,chains=4,unroll=16 --sizes 64 --repeat 5 --format csv 2>/dev/null)
+check "bench --format csv: spread and machine columns" contains "$out" ",spread_percent,machine_disturbed"
+if "$CSUMTUNE" bench --params carry=adc,chains=4,unroll=16 --sizes 64 --repeat 5 --format json -o "$spell/b.json" 2>/dev/null &&
+   python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = d["reliability"]
+assert r["machine_watched"] and isinstance(r["machine_disturbed"], bool) and r["machine"]
+assert r["reliable"] == (not r["machine_disturbed"] and r["median_spread_percent"] <= r["spread_limit_percent"])
+assert all("spread_percent" in x for k in d["kernels"] for x in k["results"])' "$spell/b.json"; then
+  pass "bench --format json: reliability"
+else
+  fail "bench --format json: reliability"
+fi
+out=$("$CSUMTUNE" show "$spell/b.json")
+check "show of a bench file: machine and spread" contains "$out" "machine      " "spread       median"
 
 # cpu --json is JSON with the fields scripts read.
 if "$CSUMTUNE" cpu --json | python3 -c '
