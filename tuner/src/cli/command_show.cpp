@@ -162,7 +162,7 @@ void showSearch() {
   // best() itself: the same search, and the kernel compiled (a usable run can still need a
   // feature this CPU lacks).
   const LoadedKernel picked = best();
-  fmt::print("best() picks {}\n", printable(picked.origin));
+  fmt::print("best() picks {}\n", printable(picked.origin, 2000));  // its whole reason
   if (picked.fallback != Fallback::None)
     fmt::print(
         "to use a tuned kernel: csumtune tune --install (or put a run in one of the directories "
