@@ -24,6 +24,27 @@ run_line() {
   (cd "$1" && bash -c "$2") >"$work/line.out" 2>"$work/line.err"
 }
 
+# A .S header field's value: the header wraps long values at 100 columns onto lines of
+# " *" and 15 spaces, breaking at a space or after a comma (joined back here the same way).
+header_field() {
+  awk -v field=" * $2:" '
+    index($0, field) == 1 { value = substr($0, length(field) + 1); sub(/^ +/, "", value); on = 1; next }
+    on && /^ \*               [^ ]/ { piece = substr($0, 18); value = value (value ~ /,$/ ? "" : " ") piece; next }
+    { on = 0 }
+    END { print value }' "$1"
+}
+# The file without the header fields whose names start with the given words (and their
+# continuation lines).
+without_fields() {
+  local file=$1
+  shift
+  awk -v fields="$*" '
+    BEGIN { n = split(fields, names, " ") }
+    { for (i = 1; i <= n; i++) if (index($0, " * " names[i]) == 1) { skip = 1; next } }
+    skip && /^ \*               [^ ]/ { next }
+    { skip = 0; print }' "$file"
+}
+
 # The .S header's regenerate line prints the same file.
 n=0
 for what in "--params carry=adc,chains=4,unroll=16" \
@@ -33,7 +54,7 @@ for what in "--params carry=adc,chains=4,unroll=16" \
   n=$((n + 1))
   # shellcheck disable=SC2086
   csumtune emit $what -o "$work/$n.S" || { fail "emit $what"; continue; }
-  line=$(sed -n 's/^ \* regenerate: *//p' "$work/$n.S")
+  line=$(header_field "$work/$n.S" regenerate)
   if [[ $line == "csumtune emit "* ]] && run_line "$work" "$line" && cmp -s "$work/line.out" "$work/$n.S"; then
     pass "emit $what: '$line' prints the same file"
   else
@@ -56,10 +77,10 @@ if csumtune tune --sizes 64:3,1500:1 --budget 6 --frame-shapes 0 --polish-shapes
     fail "report.md's Regenerate line '$line' ($(head -c 300 "$work/line.err"))"
   fi
   # winner.S's own line: the same kernel, without the tuning run's header lines.
-  line=$(sed -n 's/^ \* regenerate: *//p' "$run/winner.S")
+  line=$(header_field "$run/winner.S" regenerate)
   if run_line "$run" "$line" &&
-     diff <(grep -v -e ' \* tuned on:' -e ' \* figures:' "$run/winner.S") \
-          <(grep -v -e ' \* tuned on:' -e ' \* figures:' "$work/line.out") >/dev/null; then
+     diff <(without_fields "$run/winner.S" tuned figures) \
+          <(without_fields "$work/line.out" tuned figures) >/dev/null; then
     pass "winner.S: '$line' prints the same kernel"
   else
     fail "winner.S's regenerate line '$line' ($(head -c 300 "$work/line.err"))"

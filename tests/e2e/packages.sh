@@ -24,15 +24,17 @@ ensure_packages() {
 }
 
 # The parts of a Debian linux-source-VERSION tree the tests read (its Makefile,
-# arch/x86/lib/csum-partial_64.c and csum-copy_64.S), extracted once into a cache outside the
-# checkout; prints the tree's top directory. VERSION defaults to 6.1 (the tree the kernel tests
+# arch/x86/lib/csum-partial_64.c and csum-copy_64.S, scripts/checkpatch.pl), extracted once
+# into a cache outside the checkout; prints the tree's top directory. VERSION defaults to 6.1 (the tree the kernel tests
 # build); 6.12 carries Linux v6.8's csum_partial algorithm. Needs linux-source-VERSION and
 # xz-utils.
 linux_source_tree() {
   local version=${1:-6.1}
   local cache=${CSUMTUNE_KERNEL_CACHE:-/var/cache/csumtune-kernel}/linux-source-$version
   local top=$cache/linux-source-$version
-  local files=(Makefile arch/x86/lib/csum-partial_64.c arch/x86/lib/csum-copy_64.S)
+  # checkpatch.pl and the word lists it reads, for the patch test's style check.
+  local files=(Makefile arch/x86/lib/csum-partial_64.c arch/x86/lib/csum-copy_64.S
+               scripts/checkpatch.pl scripts/spelling.txt scripts/const_structs.checkpatch)
   mkdir -p "$cache"
   # Tests run in parallel: one extracts while the others wait, none reads a half-written file.
   (

@@ -1,5 +1,7 @@
 #include "patch/make_patch.hpp"
 
+#include <algorithm>
+
 #include <ctime>
 #include <filesystem>
 
@@ -16,6 +18,7 @@
 #include "patch/kernel_patch.hpp"
 #include "patch/patch_figures.hpp"
 #include "source_file.hpp"
+#include "text_wrap.hpp"
 
 namespace csumtune::tuner {
 namespace {
@@ -30,7 +33,29 @@ struct MessageParts {
   std::string before{};      // "N bytes" or "unknown"
   std::size_t after = 0;     // the tuned function's size
   std::string regenerate{};  // the command line
+  std::string notice{};      // "" or the paragraph acknowledging the replaced file's authors
 };
+
+// The replaced file's copyright lines leave with its code: the message says whose work it
+// was, in the file's own words.
+std::string noticeOf(const std::string& replacedText, const char* replacedPath) {
+  std::vector<std::string> notices;
+  std::size_t start = 0;
+  for (int n = 0; n < 40 && start < replacedText.size(); ++n) {
+    const std::size_t end = std::min(replacedText.find('\n', start), replacedText.size());
+    std::string line = replacedText.substr(start, end - start);
+    start = end + 1;
+    if (line.find("Copyright") == std::string::npos) continue;
+    const std::size_t from = line.find("Copyright");
+    notices.push_back(oneLine(line.substr(from)));
+  }
+  if (notices.empty()) return "";
+  std::string quoted;
+  for (const std::string& n : notices) quoted += (quoted.empty() ? "\"" : "; \"") + n + "\"";
+  return fmt::format(
+      "{} carries {}: that notice goes with the code this replaces, which was that work.\n\n",
+      replacedPath, quoted);
+}
 
 std::string sumBody(const MessageParts& m) {
   return fmt::format(
@@ -46,12 +71,13 @@ std::string sumBody(const MessageParts& m) {
       "jumps, and exports through <{}> as {} wants.\n\n"
       "{}"
       "{}"
+      "{}"
       "Code size of csum_partial(): {} before (the tree's file built for user\n"
       "space, gcc -O2), {} bytes after.\n\n"
       "Regenerate: {}\n",
       kCsumC, gen::kGeneratorVersion, m.params.toString(), m.tuned,
       m.tree.version >= std::pair{6, 5} ? "linux/export.h" : "asm/export.h", m.tree.versionText(),
-      m.cpuNeeds, m.figures, m.before, m.after, m.regenerate);
+      m.cpuNeeds, m.figures, m.notice, m.before, m.after, m.regenerate);
 }
 
 std::string copyBody(const MessageParts& m) {
@@ -70,11 +96,60 @@ std::string copyBody(const MessageParts& m) {
       "memory but pushes of callee-saved registers, and leaves only through RET.\n\n"
       "{}"
       "{}"
+      "{}"
       "Code size of csum_partial_copy_generic(): {} before, {} bytes after\n"
       "(without the fault fixups).\n\n"
       "Regenerate: {}\n",
-      kCopyS, gen::kGeneratorVersion, m.params.toString(), m.tuned, m.cpuNeeds, m.figures, m.before,
-      m.after, m.regenerate);
+      kCopyS, gen::kGeneratorVersion, m.params.toString(), m.tuned, m.cpuNeeds, m.figures, m.notice,
+      m.before, m.after, m.regenerate);
+}
+
+// The body at the kernel's 75 columns (checkpatch.pl): a prose paragraph with a longer line
+// rewrapped at 72, an indented line wrapped at its indent, the Regenerate command broken
+// the way a shell joins it back.
+std::string wrappedMessage(const std::string& body) {
+  constexpr std::size_t kLimit = 75, kProse = 72;
+  const std::string regenerate = "Regenerate: ";
+  std::string out;
+  std::size_t start = 0;
+  while (start < body.size()) {
+    std::size_t end = body.find("\n\n", start);
+    if (end == std::string::npos) end = body.size();
+    std::string paragraph = body.substr(start, end - start);
+    start = end == body.size() ? end : end + 2;
+    const bool trailingNewline = !paragraph.empty() && paragraph.back() == '\n';
+    if (trailingNewline) paragraph.pop_back();
+    std::vector<std::string> lines;
+    for (std::size_t a = 0; a <= paragraph.size();) {
+      const std::size_t b = std::min(paragraph.find('\n', a), paragraph.size());
+      lines.push_back(paragraph.substr(a, b - a));
+      a = b + 1;
+    }
+    const bool tooLong = std::any_of(lines.begin(), lines.end(),
+                                     [&](const std::string& l) { return l.size() > kLimit; });
+    std::string wrapped;
+    if (!tooLong) {
+      wrapped = paragraph;
+    } else if (paragraph.starts_with(regenerate)) {
+      wrapped = regenerate +
+                wrapShellCommand(paragraph.substr(regenerate.size()), kLimit - regenerate.size());
+    } else if (paragraph.starts_with(" ")) {
+      for (const std::string& line : lines) {
+        const std::size_t indent = line.find_first_not_of(' ');
+        const std::string lead = line.substr(0, indent == std::string::npos ? 0 : indent);
+        for (const std::string& part : wrapWords(line, kLimit - lead.size()))
+          wrapped += (wrapped.empty() ? "" : "\n") + lead + part;
+      }
+    } else {
+      std::string joined;
+      for (const std::string& line : lines) joined += (joined.empty() ? "" : " ") + line;
+      for (const std::string& part : wrapWords(joined, kProse))
+        wrapped += (wrapped.empty() ? "" : "\n") + part;
+    }
+    out += wrapped + (trailingNewline ? "\n" : "");
+    if (end != body.size()) out += "\n\n";
+  }
+  return out;
 }
 
 // What differs between the two kinds of patch.
@@ -208,6 +283,7 @@ PatchResult makePatch(const PatchRequest& r) {
   m.cpuNeeds = cpuNeeds(r.params, kind.symbol);
   m.after = gen::KernelProgram(r.params, programOptions(r.params, request.style)).bytes().size();
   m.regenerate = regenerateText(r);
+  m.notice = noticeOf(tree.cFile, kind.replaced);
 
   // The tree's own file built (or assembled) for user space: its size and, when asked, the
   // figures, measured against the very same loop. A tree whose file our stand-in headers
@@ -233,7 +309,7 @@ PatchResult makePatch(const PatchRequest& r) {
 
   PatchText patch;
   patch.subject = subjectOf(kind, r);
-  patch.body = kind.body(m);
+  patch.body = wrappedMessage(kind.body(m));
   if (tree.git) {
     const GitIdentity identity = gitIdentity(tree.root);
     if (!identity.refused.empty())
