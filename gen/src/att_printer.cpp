@@ -98,6 +98,7 @@ const std::map<InstId, Form>& vocabulary() {
       {x86::Inst::kIdPush, Form::Plain},
       {x86::Inst::kIdPop, Form::Plain},
       {x86::Inst::kIdCmovc, Form::Plain},
+      {x86::Inst::kIdImul, Form::Plain},  // imul $imm, src, dst (bounds=aligned)
       {x86::Inst::kIdAdcx, Form::Plain},
       {x86::Inst::kIdAdox, Form::Plain},
       {x86::Inst::kIdPrefetcht0, Form::Plain},

@@ -22,7 +22,9 @@
 //
 // The tails go through the buffer in address order from a word boundary relative to the
 // start, so an odd last byte lands in the low half of a 16-bit word, as the contract says,
-// and no load ever reaches past buf + len.
+// and no load ever reaches past buf + len — except with bounds=aligned, whose byte tail may
+// load bytes outside the buffer inside the aligned 8-byte blocks of its first and last bytes
+// (emitAlignedBytes), and shifts them out.
 #include <algorithm>
 #include <bit>
 
@@ -273,6 +275,43 @@ void emitOverlapTail(EmitContext& ctx) {
   ctx.b.bind(done);
 }
 
+// bounds=aligned: the last 1..7 bytes [p, e) of the byte count (p the pointer, e = p + r) as
+// one 8-byte load at Q = max(e - 8, p rounded down to 8), which holds them all, never starts
+// before the aligned block of p nor ends after the aligned block of e - 1 (so never crosses a
+// page the buffer does not touch), and is the 8 bytes ending at e whenever that load stays in
+// those blocks. The load is shifted left by 8 * (Q - (e - 8)) (0..7 bytes: the bytes at and
+// past e fall off the top) and then right by 64 - 8r (the bytes before p fall off the bottom),
+// leaving byte p at bit 0: the same value as the ladder's, so the odd-byte order is kept.
+// `known` when the caller knows 1 <= r and the byte count is r itself (the tiny path of a
+// checked entry): no test.
+// Uses rcx (free: the second accumulator is folded first) and `scratch` (rdx when the plan's
+// scratch is rcx); clobbers rdi.
+void emitAlignedBytes(EmitContext& ctx, const Gp& scratch, bool known) {
+  const Gp& buffer = ctx.regs.buffer;
+  const Gp& count = ctx.regs.remaining;
+  const Gp& acc0 = ctx.regs.accumulators.front();
+  const Gp word = scratch == rcx ? rdx : scratch;
+  Label done = ctx.b.newLabel();
+  ctx.b.mov(ecx, count.r32());  // zero-extended: a lean entry leaves rsi's top half as given
+  if (!known) {
+    ctx.b.and_(ecx, 7);
+    ctx.b.short_().jz(done);
+  }
+  ctx.b.lea(rcx, ptr(buffer, rcx, 0, -8));  // e - 8
+  ctx.b.and_(buffer, -8);  // the aligned block of p
+  ctx.b.cmp(buffer, rcx);
+  ctx.b.cmovc(buffer, rcx);  // below: Q = max(e - 8, block of p)
+  ctx.b.mov(word, qword_ptr(buffer));
+  ctx.b.sub(buffer.r32(), ecx);      // Q - (e - 8): the bytes past e in the word
+  ctx.b.imul(ecx, buffer.r32(), 8);  // shl counts mod 64: 8 * that
+  ctx.b.shl(word, cl);
+  ctx.b.imul(ecx, count.r32(), -8);  // -8 * count = 64 - 8r (mod 64)
+  ctx.b.shr(word, cl);
+  ctx.b.add(acc0, word);
+  ctx.b.adc(acc0, 0);
+  ctx.b.bind(done);
+}
+
 // The second accumulator into rax.
 void emitFoldSecond(EmitContext& ctx) {
   const auto& regs = ctx.regs;
@@ -300,7 +339,11 @@ void emitTailsAndFold(EmitContext& ctx, int topBytes, const Gp& scratch, const L
   } else {
     emitWordTails(ctx, topBytes);
   }
-  if (ctx.params.tail == Tail::Ladder) {
+  if (ctx.params.tail == Tail::Ladder && ctx.params.bounds == Bounds::Aligned) {
+    if (foldSecond) emitFoldSecond(ctx);
+    emitAlignedBytes(ctx, scratch, false);
+    if (skipTo) ctx.b.bind(*skipTo);
+  } else if (ctx.params.tail == Tail::Ladder) {
     emitByteLadder(ctx, scratch);
     if (skipTo) ctx.b.bind(*skipTo);
     if (foldSecond) emitFoldSecond(ctx);
@@ -483,7 +526,16 @@ void emitFunction(EmitContext& ctx) {
     // 1..7 bytes: nothing pushed, the second accumulator still zero.
     ctx.b.bind(tinyBuffer);
     if (!sumFirst) ctx.b.xor_(eax, eax);
-    emitByteLadder(ctx, shortScratch);
+    if (ctx.params.bounds == Bounds::Aligned) {
+      // 0..7 bytes (0 only from a lean entry): one load, which an empty buffer must not do.
+      if (lean) {
+        emitAlignedBytes(ctx, shortScratch, false);  // its test of the low 3 bits finds 0
+      } else {
+        emitAlignedBytes(ctx, shortScratch, true);
+      }
+    } else {
+      emitByteLadder(ctx, shortScratch);
+    }
     emitFold64(ctx);
     if (!sumFirst) emitAddSumLast(ctx);
     ctx.b.ret();

@@ -18,6 +18,7 @@ constexpr std::array<std::string_view, kSumEntryCount> kSumNames{"first", "last"
 constexpr std::array<std::string_view, kEntryCount> kEntryNames{"checked", "lean"};
 constexpr std::array<std::string_view, kKindCount> kKindNames{"sum", "copy"};
 constexpr std::array<std::string_view, kStoreCount> kStoreNames{"plain", "nt"};
+constexpr std::array<std::string_view, kBoundsCount> kBoundsNames{"strict", "aligned"};
 
 // "a, b, c": the names a message lists as the accepted values.
 template <typename Names>
@@ -78,6 +79,10 @@ std::string_view toString(Store store) {
   return kStoreNames.at(static_cast<std::size_t>(store));
 }
 
+std::string_view toString(Bounds bounds) {
+  return kBoundsNames.at(static_cast<std::size_t>(bounds));
+}
+
 std::string_view toString(Kind kind) {
   return kKindNames.at(static_cast<std::size_t>(kind));
 }
@@ -112,6 +117,7 @@ std::string Params::toString() const {
   if (words != defaults.words) text += fmt::format(",words={}", gen::toString(words));
   if (kind != defaults.kind) text += fmt::format(",kind={}", gen::toString(kind));
   if (store != defaults.store) text += fmt::format(",store={}", gen::toString(store));
+  if (bounds != defaults.bounds) text += fmt::format(",bounds={}", gen::toString(bounds));
   return text;
 }
 
@@ -150,6 +156,8 @@ constexpr KeyRule kKeyRules[] = {
                 std::string_view v) { p.kind = parseName<Kind>(k, v, kKindNames); }},
     {"store", [](Params& p, std::string_view k,
                  std::string_view v) { p.store = parseName<Store>(k, v, kStoreNames); }},
+    {"bounds", [](Params& p, std::string_view k,
+                  std::string_view v) { p.bounds = parseName<Bounds>(k, v, kBoundsNames); }},
 };
 constexpr std::size_t kKeyCount = std::size(kKeyRules);
 
@@ -248,6 +256,10 @@ std::string validationError(const Params& p) {
     return "store=nt is for copying kernels (kind=copy) of the general-purpose families: "
            "movnti stores general-purpose registers";
   }
+  if (p.bounds == Bounds::Aligned && p.kind != Kind::Sum) {
+    return "bounds=aligned is for summing kernels (kind=sum): a copy must not store the bytes "
+           "it reads outside the buffer";
+  }
   const auto& bounds = L::kShortBounds;
   if (p.shortBelow != 0 &&
       std::find(std::begin(bounds), std::end(bounds), p.shortBelow) == std::end(bounds)) {
@@ -286,7 +298,8 @@ std::vector<Params> enumerateSpace(SpaceFilter filter) {
   return space;
 }
 
-std::vector<Params> frameVariants(const Params& loop, const std::vector<int>& exactLengths) {
+std::vector<Params> frameVariants(const Params& loop, const std::vector<int>& exactLengths,
+                                  FrameBounds which) {
   std::vector<int> exacts{0};
   for (int n : exactLengths) {
     if (n >= ParamLimits::kMinExact && n <= ParamLimits::kMaxExact &&
@@ -312,6 +325,16 @@ std::vector<Params> frameVariants(const Params& loop, const std::vector<int>& ex
         if (validationError(p).empty() && std::find(out.begin(), out.end(), p) == out.end())
           out.push_back(p);
       }
+    }
+  }
+  if (which == FrameBounds::Both) {
+    const std::size_t strict = out.size();
+    for (std::size_t i = 0; i < strict; ++i) {
+      Params p = out[i];
+      p.bounds = Bounds::Aligned;
+      p = p.canonical();
+      if (validationError(p).empty() && std::find(out.begin(), out.end(), p) == out.end())
+        out.push_back(p);
     }
   }
   return out;

@@ -38,6 +38,9 @@ shapes=(
   "carry=add32,chains=7,unroll=28,prefetch=64,hint=t2"
   "carry=cmov,chains=8,unroll=16,prefetch=1024,hint=t0"
   "carry=cmov,chains=5,unroll=5"
+  # bounds=aligned (issue 26): the one-load byte tail and tiny path, both entries
+  "carry=adc,chains=4,unroll=16,bounds=aligned"
+  "carry=adcx,chains=6,unroll=30,tail=overlap,sum=last,entry=lean,exact=40,short=128,bounds=aligned"
 )
 for p in "${shapes[@]}"; do
   "$CSUMTUNE" emit --params "$p" --format bin -o "$WORK/jit.bin" || { fail "emit bin $p"; continue; }

@@ -43,6 +43,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   p.exact = exact < 8 ? 0 : exact > 256 ? 0 : exact;
   const int bounds[] = {0, 64, 128, 256};
   p.shortBelow = bounds[in.next(4)];
+  p.bounds = static_cast<gen::Bounds>(in.next(gen::kBoundsCount));
   if (!gen::validationError(p).empty() || !missingFeatures(p).empty()) return 0;
   const std::uint32_t sum = in.next(0);
   std::vector<std::uint8_t> buffer(in.at < size ? data + in.at : data, data + size);

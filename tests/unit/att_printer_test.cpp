@@ -68,7 +68,8 @@ TEST(LinkedKernels, PassTheFullCorrectnessSuite) {
   const auto plan = tuner::fullPlan(77);
   for (const LinkedKernel& linked : linkedKernels()) {
     if (!missingFeatures(gen::parseParams(linked.params)).empty()) continue;
-    const auto outcome = tuner::verifyKernel(linked.fn, fixture, plan);
+    const auto outcome = tuner::verifyKernel(
+        linked.fn, fixture, tuner::forParams(plan, gen::parseParams(linked.params)));
     EXPECT_TRUE(outcome.ok()) << linked.params << ": " << *outcome.failure;
   }
 }

@@ -111,7 +111,8 @@ TEST(Codegen, EveryShapePassesValidationAndTheStructuralRules) {
           ASSERT_TRUE(mem.hasBaseReg()) << "absolute memory operand";
           ASSERT_NE(mem.baseId(), uint32_t(x86::Gp::kIdSp)) << "stack memory access (red zone)";
           // Only the word loop indexes: buffer + 8 * (negative word count), in a register.
-          if (mem.hasIndex()) {
+          // (bounds=aligned's lea of the tail's end computes an address and loads nothing.)
+          if (mem.hasIndex() && inst->id() != x86::Inst::kIdLea) {
             ASSERT_EQ(params.words, Words::Loop);
             ASSERT_EQ(mem.shift(), 3u);
             ASSERT_EQ(mem.baseId(), plan.buffer.id());

@@ -42,10 +42,11 @@ inline bool hasDefaultFrame(const gen::Params& p) {
   loop.exact = 0;
   loop.tailChains = gen::Params{}.tailChains;
   loop.shortBelow = gen::Params{}.shortBelow;
+  loop.bounds = {};
   return loop.canonical() == p.canonical();
 }
 
-// Every short-path variant (tail, sum entry, entry test, short bound, exact path) of three
+// Every short-path variant (tail, sum entry, entry test, short bound, exact path, bounds) of three
 // loop shapes per carry family (the smallest block, one near 64 bytes, the largest), each
 // with a prefetch setting of its own: every path the frame can emit, in every family.
 inline std::vector<gen::Params> representativeFrames() {
@@ -61,7 +62,8 @@ inline std::vector<gen::Params> representativeFrames() {
                        static_cast<gen::Hint>(i % gen::kHintCount)};
       ++i;
       if (!gen::validationError(loop).empty()) continue;
-      for (const gen::Params& p : gen::frameVariants(loop, tuner::kFrameCheckLengths)) {
+      for (const gen::Params& p :
+           gen::frameVariants(loop, tuner::kFrameCheckLengths, gen::FrameBounds::Both)) {
         if (!(p == p.canonical()) || std::find(out.begin(), out.end(), p) != out.end()) continue;
         if (hasDefaultFrame(p)) continue;  // representativeShapes() has it
         out.push_back(p);

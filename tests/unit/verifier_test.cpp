@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <set>
 
 #include "measure/baselines.hpp"
 #include "verify/verify.hpp"
@@ -188,6 +189,148 @@ TEST_F(VerifierTest, CatchesBrokenCopies) {
 TEST_F(VerifierTest, TheProcessSurvivesAFaultAndKeepsChecking) {
   EXPECT_FALSE(verifyKernel(overReadsTail, *fixture_, quickPlan(8, 1)).ok());
   EXPECT_TRUE(verifyKernel(plainKernel, *fixture_, quickPlan(8, 1)).ok());
+}
+
+// bounds=aligned (issue 26): the contract lets a load touch bytes outside the buffer inside
+// an aligned 8-byte block that holds a byte of it. These kernels load whole aligned words at
+// the edges of the buffer, as arm64's do_csum does.
+std::uint64_t loadAt(std::uintptr_t at) {
+  return *reinterpret_cast<const volatile std::uint64_t*>(at);
+}
+
+// Right: the aligned words of the first and the last byte, the bytes outside the buffer
+// shifted out of them (the sum itself is the plain one).
+std::uint32_t readsAlignedWords(const void* buf, int len, std::uint32_t sum) {
+  if (len <= 0) return sum;
+  const auto at = reinterpret_cast<std::uintptr_t>(buf);
+  const auto end = at + static_cast<std::uintptr_t>(len);
+  const std::uint64_t first = loadAt(at & ~std::uintptr_t{7}) >> (8 * (at & 7));
+  const std::uint64_t last = loadAt((end - 1) & ~std::uintptr_t{7}) << (8 * (-end & 7));
+  const std::uint32_t s = plainKernel(buf, len, sum);
+  // Both are the buffer's bytes only: their low / high byte is the first / last one.
+  const auto* p = static_cast<const std::uint8_t*>(buf);
+  if ((first & 0xff) != p[0] || (last >> 56) != p[len - 1]) return s + 1;
+  return s;
+}
+
+// Wrong: also the aligned word after the one of the last byte (one block too far).
+std::uint32_t readsOneBlockFurther(const void* buf, int len, std::uint32_t sum) {
+  if (len <= 0) return sum;
+  const auto end = reinterpret_cast<std::uintptr_t>(buf) + static_cast<std::uintptr_t>(len);
+  (void)loadAt(((end - 1) & ~std::uintptr_t{7}) + 8);
+  return plainKernel(buf, len, sum);
+}
+
+// Wrong: also the aligned word before the one of the first byte.
+std::uint32_t readsOneBlockBefore(const void* buf, int len, std::uint32_t sum) {
+  if (len <= 0) return sum;
+  (void)loadAt((reinterpret_cast<std::uintptr_t>(buf) & ~std::uintptr_t{7}) - 8);
+  return plainKernel(buf, len, sum);
+}
+
+// Wrong: Linux's load_unaligned_zeropad tail, 8 bytes from the last byte on: crosses into the
+// next block (and page) unless the last byte starts one.
+std::uint32_t readsUnalignedPastEnd(const void* buf, int len, std::uint32_t sum) {
+  if (len <= 0) return sum;
+  const auto* p = static_cast<const std::uint8_t*>(buf);
+  std::uint64_t word;
+  std::memcpy(&word, p + len - 1, 8);
+  const std::uint32_t s = plainKernel(buf, len, sum);
+  return static_cast<std::uint8_t>(word) == p[len - 1] ? s : s + 1;
+}
+
+// Wrong: counts the byte after the buffer when it shares the last byte's block (a tail that
+// shifts the garbage out one byte short).
+std::uint32_t sumsTheByteAfter(const void* buf, int len, std::uint32_t sum) {
+  if (len <= 0) return sum;
+  const auto end = reinterpret_cast<std::uintptr_t>(buf) + static_cast<std::uintptr_t>(len);
+  const std::uint32_t s = plainKernel(buf, len, sum);
+  if ((end & 7) == 0) return s;
+  const std::uint64_t word = loadAt(end & ~std::uintptr_t{7});
+  const auto after = static_cast<std::uint8_t>(word >> (8 * (end & 7)));
+  return s + ((len & 1) ? after * 256u : after);
+}
+
+TEST_F(VerifierTest, OverReadPlansPutTheBufferAtEveryGapFromBothGuardPages) {
+  const VerifyPlan plan = withOverReads(fullPlan(1), 8);
+  EXPECT_EQ(plan.overReadBlock, 8);
+  std::set<std::pair<int, int>> ends, starts;
+  for (const VerifyCase& c : plan.cases) {
+    if (c.placement.kind == Placement::AgainstEnd) ends.insert({c.len, c.placement.gap});
+    if (c.placement.kind == Placement::AgainstStart) starts.insert({c.len, c.placement.gap});
+  }
+  for (int len = 0; len <= 136; ++len) {
+    for (int gap = 0; gap < 64; ++gap) {
+      EXPECT_TRUE(ends.count({len, gap})) << len << " ending " << gap << " before the guard";
+      EXPECT_TRUE(starts.count({len, gap})) << len << " starting " << gap << " after the guard";
+    }
+  }
+  // The plan's longer lengths too, each at a gap below the block.
+  EXPECT_TRUE(ends.count({4097, 4097 % 8}));
+  // The quick plan samples: every gap at both ends over the lengths, every gap below 8 for
+  // every length mod 8.
+  std::set<int> quickEnds, quickStarts;
+  std::set<std::pair<int, int>> tails;
+  for (const VerifyCase& c : withOverReads(quickPlan(64, 1), 8).cases) {
+    if (c.len < 0 || c.len > 136 || c.placement.kind == Placement::Aligned) continue;
+    (c.placement.kind == Placement::AgainstEnd ? quickEnds : quickStarts).insert(c.placement.gap);
+    if (c.placement.kind == Placement::AgainstEnd && c.placement.gap < 8)
+      tails.insert({c.len % 8, c.placement.gap});
+  }
+  EXPECT_EQ(quickEnds.size(), 64u);
+  EXPECT_EQ(quickStarts.size(), 64u);
+  EXPECT_EQ(tails.size(), 64u);
+  // Strict kernels' plans are left alone.
+  gen::Params strict;
+  EXPECT_EQ(forParams(quickPlan(64, 1), strict).overReadBlock, 0);
+  gen::Params aligned;
+  aligned.bounds = gen::Bounds::Aligned;
+  EXPECT_EQ(forParams(quickPlan(64, 1), aligned).overReadBlock, 8);
+}
+
+TEST_F(VerifierTest, AlignedWordReadsPassTheOverReadPlans) {
+  for (const VerifyPlan& plan : {withOverReads(fullPlan(5), 8), withOverReads(quickPlan(64, 5), 8)}) {
+    const auto outcome = verifyKernel(readsAlignedWords, *fixture_, plan);
+    EXPECT_TRUE(outcome.ok()) << plan.name << ": " << outcome.failure.value_or("");
+    EXPECT_TRUE(verifyKernel(plainKernel, *fixture_, plan).ok()) << plan.name;
+  }
+}
+
+TEST_F(VerifierTest, OverReadPlansCatchReadsBeyondTheAlignedBlocks) {
+  const struct {
+    const char* name;
+    KernelFn fn;
+    const char* expectedWords;
+  } broken[] = {
+      {"one block further", readsOneBlockFurther, "read outside the aligned 8-byte blocks"},
+      {"one block before", readsOneBlockBefore, "read outside the aligned 8-byte blocks"},
+      {"unaligned past the end", readsUnalignedPastEnd, "read outside the aligned 8-byte blocks"},
+      {"the buffer's edge one byte off", underReads, "read outside the aligned 8-byte blocks"},
+      {"reads on empty", readsOnEmpty, "blocks of the buffer for len=0"},
+      {"whole word past the end", overReadsTail, "read outside the aligned 8-byte blocks"}};
+  for (const auto& b : broken) {
+    for (const VerifyPlan& plan :
+         {withOverReads(fullPlan(3), 8), withOverReads(quickPlan(64, 3), 8)}) {
+      const auto outcome = verifyKernel(b.fn, *fixture_, plan);
+      ASSERT_FALSE(outcome.ok()) << b.name << " passed the " << plan.name << " plan";
+      EXPECT_NE(outcome.failure->find(b.expectedWords), std::string::npos)
+          << b.name << ": " << *outcome.failure;
+    }
+  }
+}
+
+TEST_F(VerifierTest, OverReadPlansCatchBytesOutsideTheBufferInTheSum) {
+  // Random data catches it as a wrong sum; all-zero data (the byte after is 0) only by the
+  // second run, with the bytes around the buffer complemented.
+  const auto outcome = verifyKernel(sumsTheByteAfter, *fixture_, withOverReads(fullPlan(3), 8));
+  ASSERT_FALSE(outcome.ok());
+  VerifyPlan zeros = withOverReads(quickPlan(64, 3), 8);
+  std::erase_if(zeros.cases,
+                [](const VerifyCase& c) { return c.pattern != DataPattern::AllZeros; });
+  const auto second = verifyKernel(sumsTheByteAfter, *fixture_, zeros);
+  ASSERT_FALSE(second.ok());
+  EXPECT_NE(second.failure->find("bytes outside the buffer changed the sum"), std::string::npos)
+      << *second.failure;
 }
 
 // The baselines every figure is compared with are proven like any kernel: linux-v6.8 over

@@ -17,7 +17,9 @@ namespace csumtune::tuner {
 namespace {
 
 VerifyPlan planFor(const VerifySettings& settings, const gen::Params& params) {
-  return settings.quick ? quickPlan(params.blockBytes(), settings.seed) : fullPlan(settings.seed);
+  return forParams(
+      settings.quick ? quickPlan(params.blockBytes(), settings.seed) : fullPlan(settings.seed),
+      params);
 }
 
 KernelVerdict verifyWith(const gen::Params& params, const VerifySettings& settings,
@@ -45,7 +47,9 @@ std::vector<gen::Params> frameSpace(bool kernelSafe) {
     gen::Params loop = p;
     loop.prefetch = static_cast<int>((shapes.size() * 7) % 65) * gen::ParamLimits::kPrefetchStep;
     loop.hint = static_cast<gen::Hint>(shapes.size() % gen::kHintCount);
-    for (const gen::Params& v : gen::frameVariants(loop, kFrameCheckLengths)) out.push_back(v);
+    for (const gen::Params& v :
+         gen::frameVariants(loop, kFrameCheckLengths, gen::FrameBounds::Both))
+      out.push_back(v);
   }
   return out;
 }

@@ -27,9 +27,9 @@ std::vector<std::uint32_t> initialSums(std::mt19937_64& rng) {
 std::uint8_t* placeBuffer(const GuardedBuffer& buffer, int len, Placement placement, int slack) {
   switch (placement.kind) {
     case Placement::AgainstStart:
-      return buffer.data();
+      return buffer.data() + placement.gap;
     case Placement::AgainstEnd:
-      return buffer.end() - len - slack;
+      return buffer.end() - len - slack - placement.gap;
     case Placement::Aligned:
       break;
   }
@@ -43,9 +43,13 @@ std::uint8_t* placeBuffer(const GuardedBuffer& buffer, int len, Placement placem
 std::string describePlacement(Placement placement) {
   switch (placement.kind) {
     case Placement::AgainstStart:
-      return "starting right after a guard page";
+      return placement.gap == 0
+                 ? std::string("starting right after a guard page")
+                 : fmt::format("starting {} bytes after a guard page", placement.gap);
     case Placement::AgainstEnd:
-      return "ending right before a guard page";
+      return placement.gap == 0
+                 ? std::string("ending right before a guard page")
+                 : fmt::format("ending {} bytes before a guard page", placement.gap);
     case Placement::Aligned:
       break;
   }
@@ -107,6 +111,54 @@ VerifyPlan withoutNegativeLengths(VerifyPlan plan) {
   return plan;
 }
 
+VerifyPlan withOverReads(VerifyPlan plan, int block) {
+  std::vector<int> lengths;
+  for (const VerifyCase& c : plan.cases) {
+    if (c.len >= 0 && std::find(lengths.begin(), lengths.end(), c.len) == lengths.end())
+      lengths.push_back(c.len);
+  }
+  std::vector<std::uint32_t> sums;
+  for (const VerifyCase& c : plan.cases) {
+    if (sums.size() < 4 && std::find(sums.begin(), sums.end(), c.sum) == sums.end())
+      sums.push_back(c.sum);
+  }
+  if (sums.empty()) sums.push_back(0);
+  std::size_t i = 0;
+  const auto add = [&](int len, Placement::Kind kind, int gap) {
+    plan.cases.push_back({len, {kind, 0, gap}, kPatterns[i % 3], sums[i % sums.size()]});
+    ++i;
+  };
+  constexpr int kEveryGapUpTo = 136;
+  for (int len = 0; len <= kEveryGapUpTo; ++len) {
+    if (plan.sampled) {
+      for (int gap : {len / 8 % 8, (len * 13 + 5) % 64}) {
+        add(len, Placement::AgainstEnd, gap);
+        add(len, Placement::AgainstStart, gap);
+      }
+      continue;
+    }
+    for (int gap = 0; gap < 64; ++gap) {
+      add(len, Placement::AgainstEnd, gap);
+      add(len, Placement::AgainstStart, gap);
+    }
+  }
+  for (int len : lengths) {
+    if (len <= kEveryGapUpTo) continue;
+    for (int gap : {len % block, (len * 7 + 3) % 64}) {
+      add(len, Placement::AgainstEnd, gap);
+      add(len, Placement::AgainstStart, gap);
+    }
+  }
+  plan.overReadBlock = block;
+  plan.name += fmt::format(", over-reads inside aligned {}-byte blocks", block);
+  return plan;
+}
+
+VerifyPlan forParams(VerifyPlan plan, const gen::Params& params) {
+  if (params.bounds == gen::Bounds::Aligned) return withOverReads(std::move(plan), 8);
+  return plan;
+}
+
 VerifyPlan quickPlan(int blockBytes, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   const auto sums = initialSums(rng);
@@ -115,6 +167,7 @@ VerifyPlan quickPlan(int blockBytes, std::uint64_t seed) {
   for (int len : {1500, 4095, 4096 + blockBytes + 7, 65535, 65536}) lengths.push_back(len);
 
   VerifyPlan plan{"quick", {}};
+  plan.sampled = true;
   std::size_t i = 0;
   for (int len : lengths) {
     const DataPattern pattern = kPatterns[i % 3];
@@ -163,11 +216,41 @@ const void* VerifyFixture::unreadable() const {
   return regions_.front()->buffer.data() - 4096;
 }
 
+namespace {
+
+// overReadBlock: a copy of the region's bytes of the case in `own` at the same offset (so at
+// the same place against the guard pages), the other bytes of the aligned blocks that hold
+// the buffer the complement of the region's. Returns the buffer in `own`.
+const std::uint8_t* withOtherGarbage(const GuardedBuffer& own, const GuardedBuffer& region,
+                                     const std::uint8_t* buf, int len, int block) {
+  const auto offset = static_cast<std::size_t>(buf - region.data());
+  const auto at = reinterpret_cast<std::uintptr_t>(buf);
+  const auto mask = static_cast<std::uintptr_t>(block) - 1;
+  const std::size_t before = std::min<std::size_t>(at & mask, offset);
+  const std::size_t after = std::min<std::size_t>(
+      (-(at + static_cast<std::uintptr_t>(len))) & mask, region.size() - offset - len);
+  const std::uint8_t* from = region.data() + offset - before;
+  std::uint8_t* to = own.data() + offset - before;
+  for (std::size_t j = 0; j < before; ++j) to[j] = static_cast<std::uint8_t>(~from[j]);
+  std::copy(buf, buf + len, own.data() + offset);
+  for (std::size_t j = offset + len; j < offset + len + after; ++j)
+    own.data()[j] = static_cast<std::uint8_t>(~region.data()[j]);
+  return own.data() + offset;
+}
+
+}  // namespace
+
 VerifyOutcome verifyKernel(KernelFn fn, const VerifyFixture& fixture, const VerifyPlan& plan) {
   VerifyOutcome outcome;
   // Written before every call and read after a fault: lives outside the trapped body.
   const VerifyCase* current = nullptr;
   const std::uint8_t* currentBuf = nullptr;
+  const char* currentRun = "";
+  // overReadBlock: the second run's buffers (the fixture is shared and read-only).
+  std::unique_ptr<GuardedBuffer> own;
+  if (plan.overReadBlock > 0) {
+    own = std::make_unique<GuardedBuffer>(fixture.region(DataPattern::Random).buffer.size());
+  }
 
   const auto fault = runTrappingFaults([&] {
     for (const VerifyCase& c : plan.cases) {
@@ -184,6 +267,7 @@ VerifyOutcome verifyKernel(KernelFn fn, const VerifyFixture& fixture, const Veri
             region.reference.residueAt(static_cast<std::size_t>(currentBuf - region.buffer.data()),
                                        static_cast<std::size_t>(c.len), c.sum);
       }
+      currentRun = "";
       const std::uint32_t got = fn(currentBuf, c.len, c.sum);
       ++outcome.calls;
       if (residue(got) != expected) {
@@ -194,15 +278,35 @@ VerifyOutcome verifyKernel(KernelFn fn, const VerifyFixture& fixture, const Veri
             residue(got));
         return;
       }
+      if (!own || c.len <= 0) continue;
+      // The same bytes with other garbage around them in the blocks it may read.
+      currentBuf =
+          withOtherGarbage(*own, region.buffer, currentBuf, c.len, plan.overReadBlock);
+      currentRun = " (other bytes around it)";
+      const std::uint32_t again = fn(currentBuf, c.len, c.sum);
+      ++outcome.calls;
+      if (residue(again) != expected) {
+        outcome.failure = fmt::format(
+            "bytes outside the buffer changed the sum for len={} {} data={} sum={:#010x}: "
+            "expected residue {:#06x}, kernel returned {:#010x} (residue {:#06x}) with the "
+            "bytes around the buffer complemented",
+            c.len, describePlacement(c.placement), toString(c.pattern), c.sum, expected, again,
+            residue(again));
+        return;
+      }
     }
   });
   if (fault) {
     const auto offset =
         static_cast<std::intptr_t>(*fault) - reinterpret_cast<std::intptr_t>(currentBuf);
-    outcome.failure =
-        fmt::format("read outside the buffer for len={} {} data={} sum={:#010x}: fault at buf{:+}",
-                    current->len, describePlacement(current->placement), toString(current->pattern),
-                    current->sum, offset);
+    const std::string what =
+        plan.overReadBlock > 0
+            ? fmt::format("read outside the aligned {}-byte blocks of the buffer",
+                          plan.overReadBlock)
+            : std::string("read outside the buffer");
+    outcome.failure = fmt::format("{} for len={} {}{} data={} sum={:#010x}: fault at buf{:+}",
+                                  what, current->len, describePlacement(current->placement),
+                                  currentRun, toString(current->pattern), current->sum, offset);
   }
   return outcome;
 }

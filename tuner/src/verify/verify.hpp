@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "csumtune/gen/params.hpp"
 #include "csumtune/kernel_fn.hpp"
 #include "verify/guarded_buffer.hpp"
 #include "verify/reference.hpp"
@@ -26,6 +27,9 @@ const char* toString(DataPattern pattern);
 struct Placement {
   enum Kind : std::uint8_t { Aligned, AgainstEnd, AgainstStart } kind = Aligned;
   int alignment = 0;  // for Aligned: buf mod 64 (as close to the trailing guard as allowed)
+  // For AgainstEnd: bytes between the buffer's end and the trailing guard page; for
+  // AgainstStart: between the leading guard page and the buffer (0: right against it).
+  int gap = 0;
 };
 
 struct VerifyCase {
@@ -41,6 +45,14 @@ struct VerifyPlan {
   // Readable bytes kept after every buffer (0: buffers end right at the guard page). For
   // code built to read past the end, as the kernel's load_unaligned_zeropad does.
   int trailingSlack = 0;
+  // 0: the kernel may read no byte outside the buffer (only reads that reach a guard page can
+  // show otherwise). N: it may read bytes outside the buffer inside the aligned N-byte blocks
+  // that hold a byte of it (bounds=aligned: 8): every case with len > 0 is then run a second
+  // time on a copy of the buffer whose other bytes in those blocks are different garbage (the
+  // complement of the first run's), and must give the same, right, result.
+  int overReadBlock = 0;
+  // quickPlan's: withOverReads() then samples the gaps instead of taking every one.
+  bool sampled = false;
 };
 
 // Every length 0..1024 at every alignment 0..63 and each data pattern (initial sums
@@ -65,6 +77,18 @@ VerifyPlan withoutNegativeLengths(VerifyPlan plan);
 // The plan with `bytes` of readable memory after every buffer (the guard page that far
 // behind it): for the kernel's own code, whose tail may read up to 7 bytes past the end.
 VerifyPlan withTrailingSlack(VerifyPlan plan, int bytes);
+
+// The plan for a kernel that may read outside its buffer inside the aligned `block`-byte
+// blocks that hold a byte of it: overReadBlock set, and cases that put the buffer's end at
+// every gap 0..63 before the trailing guard page and its start at every gap 0..63 after the
+// leading one (every length 0..136 at every gap, each longer length of the plan at two), so
+// that a read one block further than allowed reaches a guard page and faults. A sampled
+// (quick) plan takes two gaps per length: over the lengths 0..136 every gap 0..63 at both
+// ends, and every gap below 8 for every length mod 8.
+VerifyPlan withOverReads(VerifyPlan plan, int block);
+
+// The plan as `params` needs it: withOverReads(plan, 8) for bounds=aligned, else unchanged.
+VerifyPlan forParams(VerifyPlan plan, const gen::Params& params);
 
 // Three guarded regions (random, all-0xff, all-0x00) with their prefix references. Read-only
 // once built: one fixture can serve many kernels and threads.

@@ -70,6 +70,15 @@ inline constexpr int kKindCount = 2;
 enum class Store : std::uint8_t { Plain, Nt };
 inline constexpr int kStoreCount = 2;
 
+// Which bytes outside the buffer a kernel may read (never use): none (`strict`), or those of
+// an aligned 8-byte block that also holds a byte of the buffer (`aligned`: such a load never
+// crosses a page, so it cannot fault, and the bytes it brings in are shifted out). With
+// `aligned` the last bytes are one load wherever the 8 bytes that end at buf + len are not
+// all in the buffer: the tiny path (buffers under 8 bytes) of tail=overlap, and every byte
+// tail of tail=ladder. Summing kernels only (a copy must not store what it over-reads).
+enum class Bounds : std::uint8_t { Strict, Aligned };
+inline constexpr int kBoundsCount = 2;
+
 // CPU features a kernel may need; the runtime checks them against the host before it
 // runs anything.
 enum class CpuFeature : std::uint8_t { Adx, Avx2, Avx512F, Avx512Vnni };
@@ -132,6 +141,7 @@ struct Params {
   Words words = Words::Ladder;
   Kind kind = Kind::Sum;
   Store store = Store::Plain;
+  Bounds bounds = Bounds::Strict;
 
   // Bytes consumed by one iteration of the main loop.
   int blockBytes() const { return unroll * traitsOf(carry).unitBytes; }
@@ -177,6 +187,7 @@ std::string_view toString(Kind kind);
 std::string_view toString(Store store);
 std::string_view toString(SumEntry sum);
 std::string_view toString(Entry entry);
+std::string_view toString(Bounds bounds);
 
 // Features the CPU must have to run this kernel.
 std::vector<CpuFeature> requiredFeatures(const Params& params);
@@ -190,10 +201,16 @@ struct SpaceFilter {
 // default short path, in a stable order.
 std::vector<Params> enumerateSpace(SpaceFilter filter = {});
 
+// Which bounds frameVariants() tries: the strict form only (what tune's frame stage searches
+// today), or strict and aligned (verify --frames, the tests).
+enum class FrameBounds : std::uint8_t { StrictOnly, Both };
+
 // The short-path variants of `loop` (its first five keys kept): every tail, sum entry,
 // entry test, tail chain count and short bound, and exact paths for each of `exactLengths` (valid
-// ones only) and none; distinct kernels only, the default first.
-std::vector<Params> frameVariants(const Params& loop, const std::vector<int>& exactLengths);
+// ones only) and none; with FrameBounds::Both each of them with bounds=aligned as well (where
+// valid); distinct kernels only, the default first.
+std::vector<Params> frameVariants(const Params& loop, const std::vector<int>& exactLengths,
+                                  FrameBounds bounds = FrameBounds::StrictOnly);
 
 // `loop` (its loop keys, kind and store kept) in its most compact frame: the word loop
 // instead of the unrolled ladder, no short path, the rest as by default. The smallest code a
