@@ -112,6 +112,20 @@ std::string contract(const gen::Params& params, SourceStyle style) {
            " * overlap. Reads no byte outside src, writes none outside dst; len <= 0 touches\n"
            " * neither.";
   }
+  if (params.bounds == gen::Bounds::Aligned) {
+    // bounds=aligned: what it reads beyond the buffer, and why that is safe.
+    return std::string(kernel ? " * __wsum @SYMBOL@(const void *buff, int len, __wsum sum)   "
+                                "rdi, esi, edx -> eax\n"
+                              : " * uint32_t @SYMBOL@(const void *buf, int len, uint32_t sum);   "
+                                "SysV: rdi, esi, edx -> eax\n") +
+           " *\n"
+           " * Unfolded 32-bit ones'-complement sum of the buffer plus sum (Linux csum_partial\n"
+           " * semantics). Its last bytes may be loaded with bytes outside the buffer, but only\n"
+           " * inside the aligned 8-byte blocks that hold its first and last bytes (never across\n"
+           " * a page it does not touch, so never a fault); those bytes are shifted out and never\n"
+           " * change the result. len <= 0 reads nothing." +
+           (kernel ? " Leaf function, no stack memory, direct jumps only." : "");
+  }
   if (kernel) {
     return " * __wsum @SYMBOL@(const void *buff, int len, __wsum sum)   rdi, esi, edx -> eax\n"
            " *\n"
