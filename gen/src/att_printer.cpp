@@ -294,8 +294,8 @@ class Printer {
           // GNU as would be told `{load}`, but clang's integrated assembler rejects that
           // pseudo-prefix ("unknown prefix") and `.s` for ALU mnemonics: the instruction's
           // own bytes, named in a comment, are the same to every assembler.
-          return fmt::format("{}\t/* {}\t{}, {}: the load-direction encoding */",
-                             byteDirective(at), mnemonic, ops[0], ops[1]);
+          return fmt::format("{}\t/* {}\t{}, {}: the load-direction encoding */", byteDirective(at),
+                             mnemonic, ops[0], ops[1]);
         }
         [[fallthrough]];
       case Form::Plain:

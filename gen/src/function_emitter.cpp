@@ -298,7 +298,7 @@ void emitAlignedBytes(EmitContext& ctx, const Gp& scratch, bool known) {
     ctx.b.short_().jz(done);
   }
   ctx.b.lea(rcx, ptr(buffer, rcx, 0, -8));  // e - 8
-  ctx.b.and_(buffer, -8);  // the aligned block of p
+  ctx.b.and_(buffer, -8);                   // the aligned block of p
   ctx.b.cmp(buffer, rcx);
   ctx.b.cmovc(buffer, rcx);  // below: Q = max(e - 8, block of p)
   ctx.b.mov(word, qword_ptr(buffer));

@@ -85,8 +85,7 @@ gen::Params checkedWinner(const results::RunHeader& header, const std::string& p
   try {
     parsed = gen::parseParams(*header.winnerParams);
   } catch (const gen::ParamsError& e) {
-    results::fail(path, purpose,
-                  "has a winner that is not valid: " + results::printable(e.what()));
+    results::fail(path, purpose, "has a winner that is not valid: " + results::printable(e.what()));
   }
   // load() and best() hand out csum_partial; a copying kernel is not one.
   if (sumOnly && parsed.kind != gen::Kind::Sum) {
@@ -126,7 +125,7 @@ struct Scanned {
 
 struct Scan {
   ResultsSearch search;
-  std::vector<Scanned> runs;      // in the order best() tries them
+  std::vector<Scanned> runs;        // in the order best() tries them
   std::vector<std::string> errors;  // directories that could not be listed
 };
 
@@ -228,34 +227,32 @@ std::pair<Fallback, std::string> fallbackReason(const Scan& scan,
                 hint};
   }
   if (s.existing.empty()) {
-    return {Fallback::NoResultsDirectory,
-            fmt::format("no results directory: none of {} exists{}", listed(s.directories, 6),
-                        hint)};
+    return {Fallback::NoResultsDirectory, fmt::format("no results directory: none of {} exists{}",
+                                                      listed(s.directories, 6), hint)};
   }
   if (scan.runs.empty()) {
-    std::string why =
-        fmt::format("no run for this CPU (key {}) in {}", key, listed(s.existing, 6));
+    std::string why = fmt::format("no run for this CPU (key {}) in {}", key, listed(s.existing, 6));
     if (!s.otherKeys.empty()) why += "; the runs there are for CPU keys " + listed(s.otherKeys);
     if (!scan.errors.empty()) why += " (" + scan.errors.front() + ")";
     return {Fallback::NoRunForThisCpu, why + hint};
   }
-  const bool allOtherCpu = std::all_of(scan.runs.begin(), scan.runs.end(),
-                                       [](const Scanned& r) { return r.otherCpu; });
+  const bool allOtherCpu =
+      std::all_of(scan.runs.begin(), scan.runs.end(), [](const Scanned& r) { return r.otherCpu; });
   std::vector<std::string> problems;
   for (const Scanned& r : scan.runs)
     if (!r.run.problem.empty()) problems.push_back(r.run.problem);
   for (const std::string& p : loadProblems) problems.push_back(p);
-  const std::string more =
-      problems.size() > 1 ? fmt::format("; and {} more run(s) not usable", problems.size() - 1)
-                          : "";
+  const std::string more = problems.size() > 1
+                               ? fmt::format("; and {} more run(s) not usable", problems.size() - 1)
+                               : "";
   if (allOtherCpu) {
     return {Fallback::RunForAnotherCpu,
             fmt::format("the runs filed under this CPU's key {} were tuned on another CPU ({}{})",
                         key, problems.front(), more)};
   }
-  return {Fallback::NoUsableRun, fmt::format("no usable tuned results for CPU {} ({}{})", key,
-                                             problems.empty() ? "none found" : problems.front(),
-                                             more)};
+  return {Fallback::NoUsableRun,
+          fmt::format("no usable tuned results for CPU {} ({}{})", key,
+                      problems.empty() ? "none found" : problems.front(), more)};
 }
 
 std::string environmentDirectory(const char* name) {
@@ -279,8 +276,8 @@ std::string homeDirectory() {
 bool safeComponent(const std::string& name) {
   if (name.empty() || name[0] == '.' || name.size() > 200) return false;
   return std::all_of(name.begin(), name.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '-' || c == '_' || c == '.';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+           c == '_' || c == '.';
   });
 }
 
@@ -432,10 +429,10 @@ std::string installRun(const std::string& runDirectory, const std::string& desti
         results::runFolderName(header.profile, header.cache == "cold", header.kernelSafe,
                                header.maxBytes, winner.kind == gen::Kind::Copy);
     if (!safeComponent(header.cpuKey) || !safeComponent(folder)) {
-      results::fail((source / "results.json").string(), kInstall,
-                    fmt::format("names a CPU key or profile that is not a folder name ({}/{})",
-                                results::printable(header.cpuKey, 60),
-                                results::printable(folder, 60)));
+      results::fail(
+          (source / "results.json").string(), kInstall,
+          fmt::format("names a CPU key or profile that is not a folder name ({}/{})",
+                      results::printable(header.cpuKey, 60), results::printable(folder, 60)));
     }
     const fs::path keyDir = fs::path(root) / header.cpuKey;
     const fs::path destination = keyDir / folder;

@@ -473,8 +473,9 @@ TEST(Contention, AMeasurementKeepsOnlyTheRoundsItsGateKeeps) {
   measure.targetBatchTicks = 2000;
   measure.warmupBatches = 1;
   measure.gate = &gate;
-  const auto samples = measureInterleaved(
-      {{"a", "", TimedKind::Jit, plainSum}, {"b", "", TimedKind::Jit, plainSum}}, measure, *timer, workload);
+  const auto samples =
+      measureInterleaved({{"a", "", TimedKind::Jit, plainSum}, {"b", "", TimedKind::Jit, plainSum}},
+                         measure, *timer, workload);
   EXPECT_EQ(gate.started, 7);  // 5 rounds kept, 2 measured again
   for (const auto& k : samples) {
     for (const auto& s : k.sizes) EXPECT_EQ(s.perCall.size(), 5u);

@@ -277,8 +277,8 @@ TEST_F(LoaderTest, TheUserResultsDirectoryFollowsTheXdgRule) {
   setenv("XDG_DATA_HOME", (dir_ / "xdg").c_str(), 1);
   setenv("CSUMTUNE_RESULTS", "/first:/second", 1);
   detail::setInstalledResultsForTesting("/installed");
-  EXPECT_EQ(resultsSearchPath(), (std::vector<std::string>{"/first", "/second",
-                                                           userResults().string(), "/installed"}));
+  EXPECT_EQ(resultsSearchPath(),
+            (std::vector<std::string>{"/first", "/second", userResults().string(), "/installed"}));
 }
 
 TEST_F(LoaderTest, BestFindsTheRunsTheUserPutInTheirResultsDirectory) {
@@ -361,16 +361,16 @@ TEST_F(LoaderTest, BestSaysWhyItFellBackToTheDefault) {
     csumtune_kernel_free(c);
   };
   // No directory of the search path exists: each is named, and where a run should go.
-  expectFallback(Fallback::NoResultsDirectory, CSUMTUNE_FALLBACK_NO_RESULTS_DIR,
-                 {"no results directory", (dir_ / "nowhere").string(), userResults().string(),
-                  (dir_ / "installed").string(), "csumtune tune",
-                  userResults().string() + "/" + key_ + "/"});
+  expectFallback(
+      Fallback::NoResultsDirectory, CSUMTUNE_FALLBACK_NO_RESULTS_DIR,
+      {"no results directory", (dir_ / "nowhere").string(), userResults().string(),
+       (dir_ / "installed").string(), "csumtune tune", userResults().string() + "/" + key_ + "/"});
   // Directories, but no run for this CPU's key: the keys that are there are named.
   writeRun("xdg/csumtune/results/intel-06-3c-3-12345678/imix",
            resultsFor("carry=adc", host_, "intel-06-3c-3-12345678"));
-  expectFallback(Fallback::NoRunForThisCpu, CSUMTUNE_FALLBACK_NO_RUN_FOR_CPU,
-                 {"no run for this CPU (key " + key_ + ")", userResults().string(),
-                  "intel-06-3c-3-12345678"});
+  expectFallback(
+      Fallback::NoRunForThisCpu, CSUMTUNE_FALLBACK_NO_RUN_FOR_CPU,
+      {"no run for this CPU (key " + key_ + ")", userResults().string(), "intel-06-3c-3-12345678"});
   // A run filed under this CPU's key but tuned on another CPU (copied to the wrong folder).
   writeRun("xdg/csumtune/results/" + key_ + "/imix",
            resultsFor("carry=adc", host_, "amd-ff-ff-0-00000000"));

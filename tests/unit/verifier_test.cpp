@@ -289,7 +289,8 @@ TEST_F(VerifierTest, OverReadPlansPutTheBufferAtEveryGapFromBothGuardPages) {
 }
 
 TEST_F(VerifierTest, AlignedWordReadsPassTheOverReadPlans) {
-  for (const VerifyPlan& plan : {withOverReads(fullPlan(5), 8), withOverReads(quickPlan(64, 5), 8)}) {
+  for (const VerifyPlan& plan :
+       {withOverReads(fullPlan(5), 8), withOverReads(quickPlan(64, 5), 8)}) {
     const auto outcome = verifyKernel(readsAlignedWords, *fixture_, plan);
     EXPECT_TRUE(outcome.ok()) << plan.name << ": " << outcome.failure.value_or("");
     EXPECT_TRUE(verifyKernel(plainKernel, *fixture_, plan).ok()) << plan.name;

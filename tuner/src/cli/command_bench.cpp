@@ -131,8 +131,7 @@ void addBenchCommand(CLI::App& app) {
              {"csv", BenchFormat::Csv}},
             "table (text is the same); thread (the 2013 thread's table: length | Set Sz | "
             "iterations | cycles/byte; seed is its old name); json; csv");
-  cmd->add_option("-o,--out,--output", options->output,
-                  "Write to FILE instead of standard output");
+  cmd->add_option("-o,--out,--output", options->output, "Write to FILE instead of standard output");
   cmd->add_option("--seed", options->request.seed, "Seed for data and cold positions")
       ->check(unsigned64())
       ->capture_default_str();

@@ -139,7 +139,8 @@ std::string originOf(const std::string& directory) {
 // What best() sees, in the order it looks, and what it picks.
 void showSearch() {
   const ResultsSearch search = searchResults();
-  fmt::print("best() looks for runs of this CPU (key {}) in, in order:\n", printable(search.cpuKey));
+  fmt::print("best() looks for runs of this CPU (key {}) in, in order:\n",
+             printable(search.cpuKey));
   for (std::size_t i = 0; i < search.directories.size(); ++i) {
     const std::string& d = search.directories[i];
     const bool exists =
@@ -156,7 +157,8 @@ void showSearch() {
   }
   if (!search.otherKeys.empty()) {
     std::string keys;
-    for (const std::string& key : search.otherKeys) keys += (keys.empty() ? "" : ", ") + printable(key);
+    for (const std::string& key : search.otherKeys)
+      keys += (keys.empty() ? "" : ", ") + printable(key);
     fmt::print("runs of other CPUs: {}\n", keys);
   }
   // best() itself: the same search, and the kernel compiled (a usable run can still need a

@@ -101,9 +101,10 @@ void installFinishedRun(const std::string& folder) {
     throw tuner::BadRequest(
         fmt::format("the run is in {}, but installing it failed: {}", folder, e.what()));
   }
-  fmt::print("install  {} (best() finds it first after CSUMTUNE_RESULTS; csumtune show lists "
-             "what it sees)\n",
-             installed);
+  fmt::print(
+      "install  {} (best() finds it first after CSUMTUNE_RESULTS; csumtune show lists "
+      "what it sees)\n",
+      installed);
 }
 
 int runTune(const TuneOptions& o) {

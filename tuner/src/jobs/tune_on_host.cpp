@@ -51,8 +51,7 @@ void say(const HostTuneHooks& hooks, const std::string& text) {
 Baseline chooseBaseline(const HostTuneRequest& request, std::optional<SourceBaseline>& source,
                         const HostTuneHooks& hooks) {
   const bool copying = request.kind == gen::Kind::Copy;
-  if (request.baselineSource.empty())
-    return copying ? linuxCsumCopyBaseline() : linuxV68Baseline();
+  if (request.baselineSource.empty()) return copying ? linuxCsumCopyBaseline() : linuxV68Baseline();
   source.emplace(request.baselineSource, copying ? SourceKind::Copy : SourceKind::Sum,
                  request.seed);
   if (source->copies() != copying) {

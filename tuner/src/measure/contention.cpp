@@ -140,8 +140,7 @@ bool ContentionMonitor::probeQuiet(const std::string& at, bool record) {
   double slowdown = 1;
   if (haveQuietest_) {
     if (quietest_.chain > 0) slowdown = std::max(slowdown, best.chain / quietest_.chain);
-    if (quietest_.baseline > 0)
-      slowdown = std::max(slowdown, best.baseline / quietest_.baseline);
+    if (quietest_.baseline > 0) slowdown = std::max(slowdown, best.baseline / quietest_.baseline);
   }
   // The quietest probe of the run is the core's quiet speed (a run that starts busy learns
   // it when the machine quiets down).
@@ -186,9 +185,8 @@ ContentionReport ContentionMonitor::finish() {
   probeQuiet("at the end");
   // Slowdowns against the quietest probe of the whole run (the early probes did not know it).
   for (ProbeRecord& p : report_.probes) {
-    p.slowdown =
-        std::max({1.0, quietest_.chain > 0 ? p.figures.chain / quietest_.chain : 1.0,
-                  quietest_.baseline > 0 ? p.figures.baseline / quietest_.baseline : 1.0});
+    p.slowdown = std::max({1.0, quietest_.chain > 0 ? p.figures.chain / quietest_.chain : 1.0,
+                           quietest_.baseline > 0 ? p.figures.baseline / quietest_.baseline : 1.0});
   }
   return report_;
 }

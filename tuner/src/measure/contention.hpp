@@ -29,7 +29,7 @@ struct SchedReading {
 
 // What the probe measured: timer units per run of each part (lower is faster).
 struct ProbeFigures {
-  double chain = 0;      // a fixed dependent add chain
+  double chain = 0;     // a fixed dependent add chain
   double baseline = 0;  // the baseline kernel on one fixed buffer
 };
 

@@ -84,8 +84,9 @@ BenchReliability assessReliability(const std::vector<KernelFigures>& kernels,
         "%), the probe up to {:.0f} % slower",
         100 * share, 100 * wait, 100 * steal, slower);
   } else {
-    r.machine = fmt::format("quiet ({:.0f} % of the measuring time disturbed, probe within {:.0f} %)",
-                            100 * share, slower);
+    r.machine =
+        fmt::format("quiet ({:.0f} % of the measuring time disturbed, probe within {:.0f} %)",
+                    100 * share, slower);
   }
   if (!c.unavailable.empty()) r.machine += "; " + c.unavailable;
   return r;
@@ -133,12 +134,13 @@ namespace {
 // The two lines every text format ends its header (or its table) with.
 std::string reliabilityLines(const BenchReliability& r, std::string_view prefix) {
   std::string out = fmt::format("{}machine: {}\n", prefix, r.machine);
-  out += fmt::format("{}spread: median {:.1f} % MAD/median over the figures (widest {:.1f} %, {}){}\n",
-                     prefix, r.medianSpreadPercent, r.widestSpreadPercent, r.widestFigure,
-                     r.spreadTooWide() ? fmt::format(": above {:.0f} %",
-                                                     BenchReliability::kSpreadLimitPercent)
-                                       : "");
-  if (r.unreliable()) out += fmt::format("{}warning: unreliable figures: {}\n", prefix, r.problem());
+  out += fmt::format(
+      "{}spread: median {:.1f} % MAD/median over the figures (widest {:.1f} %, {}){}\n", prefix,
+      r.medianSpreadPercent, r.widestSpreadPercent, r.widestFigure,
+      r.spreadTooWide() ? fmt::format(": above {:.0f} %", BenchReliability::kSpreadLimitPercent)
+                        : "");
+  if (r.unreliable())
+    out += fmt::format("{}warning: unreliable figures: {}\n", prefix, r.problem());
   return out;
 }
 }  // namespace
@@ -306,13 +308,16 @@ std::string formatCsv(const BenchReport& r) {
   for (const KernelFigures& k : r.kernels) {
     for (const SizeFigures& f : k.sizes) {
       out += fmt::format(
-          "\"{}\",{},{},{},{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.3f},{:.2f},{:.3f},{},{:.3f},{}\n",
+          "\"{}\",{},{},{},{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.3f},{:.2f},{:.3f},{},{:.3f},{"
+          "}\n",
           k.kernel.name, toString(k.kernel.kind), f.size, r.setup.unit, toString(r.setup.cache),
           r.setup.setSizeBytes, f.iterations, f.samples, f.perByte.median, f.perByte.min,
           f.perByte.mad, f.perByte.iqr, f.perByte.rsdPercent, f.perCall.median,
           bytesPerCycle(r.setup, f.perByte.median),
           k.kernel.bytes ? std::to_string(k.kernel.bytes) : std::string(), spreadPercent(f.perByte),
-          !r.reliability.watched ? "" : r.reliability.disturbed ? "yes" : "no");
+          !r.reliability.watched    ? ""
+          : r.reliability.disturbed ? "yes"
+                                    : "no");
     }
   }
   return out;

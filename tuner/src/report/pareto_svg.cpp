@@ -181,8 +181,8 @@ std::string legend(const std::vector<LegendEntry>& entries) {
       svg += fmt::format("<circle cx=\"{:.1f}\" cy=\"{:.1f}\" r=\"{}\" fill=\"{}\"/>", x + 11, y,
                          e.radius, e.color);
     }
-    svg += fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\">{}</text>\n", x + 30, y + 4,
-                       escaped(e.label));
+    svg +=
+        fmt::format("<text x=\"{:.1f}\" y=\"{:.1f}\">{}</text>\n", x + 30, y + 4, escaped(e.label));
     y += 20;
   }
   return svg + "</g>\n";
@@ -266,9 +266,9 @@ std::string spaceSvg(const std::vector<Evaluation>& evaluations, const std::stri
   }
   const LinearAxis x = xAxis(xMin, xMax, 1);
   const LogAxis y = scoreAxis(yMin, yMax);
-  std::string svg = frame("Every correct evaluation of the search, by carry family", x, y,
-                          "unroll (8-byte words per iteration; chains 1..8 offset within)",
-                          baseline);
+  std::string svg =
+      frame("Every correct evaluation of the search, by carry family", x, y,
+            "unroll (8-byte words per iteration; chains 1..8 offset within)", baseline);
   std::vector<LegendEntry> entries;
   std::size_t colour = 0;
   for (const auto& [carry, list] : families) {

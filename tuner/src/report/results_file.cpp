@@ -316,8 +316,8 @@ gen::Params readWinnerParams(const std::string& path) {
   }
 }
 
-std::string tunedOnText(const std::string& brand, const std::string& vendor,
-                        const std::string& key, const std::string& created) {
+std::string tunedOnText(const std::string& brand, const std::string& vendor, const std::string& key,
+                        const std::string& created) {
   return fmt::format("{} ({}, key {}) on {}", brand, vendor, key, created);
 }
 
@@ -339,22 +339,21 @@ SourceRequest readWinnerSource(const std::string& path) {
   } else if (source.find("(kernel style)") != std::string::npos) {
     request.style = SourceStyle::Kernel;
   } else {
-    request.style = gen::traitsOf(request.params.carry).kernelSafe() ? SourceStyle::Kernel
-                                                                     : SourceStyle::Gas;
+    request.style =
+        gen::traitsOf(request.params.carry).kernelSafe() ? SourceStyle::Kernel : SourceStyle::Gas;
   }
   request.symbol = defaultSymbol(request.params, request.style);
   try {
     const json& cpu = j.at("cpu");
-    request.tunedOn = tunedOnText(cpu.at("brand").get<std::string>(),
-                                  cpu.at("vendor").get<std::string>(),
-                                  cpu.at("key").get<std::string>(), j.at("created").get<std::string>());
+    request.tunedOn =
+        tunedOnText(cpu.at("brand").get<std::string>(), cpu.at("vendor").get<std::string>(),
+                    cpu.at("key").get<std::string>(), j.at("created").get<std::string>());
     const json& workload = j.at("workload");
     if (winner.contains("score_per_byte") && winner.contains("verdict"))
-      request.figures = figuresText(workload.at("profile").get<std::string>(),
-                                    workload.at("cache").get<std::string>(),
-                                    winner.at("score_per_byte").get<double>(),
-                                    j.at("timer").at("unit").get<std::string>(),
-                                    winner.at("verdict").get<std::string>());
+      request.figures = figuresText(
+          workload.at("profile").get<std::string>(), workload.at("cache").get<std::string>(),
+          winner.at("score_per_byte").get<double>(), j.at("timer").at("unit").get<std::string>(),
+          winner.at("verdict").get<std::string>());
   } catch (const json::exception& e) {
     results::fail(path, purpose, std::string("lacks what winner.S says of it (") + e.what() + ")");
   }

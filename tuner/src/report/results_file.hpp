@@ -26,8 +26,8 @@ std::vector<Evaluation> readEvaluations(const std::string& path);
 gen::Params readWinnerParams(const std::string& path);
 
 // winner.S's header lines "tuned on" and "figures", from a run or from its results.json.
-std::string tunedOnText(const std::string& brand, const std::string& vendor,
-                        const std::string& key, const std::string& created);
+std::string tunedOnText(const std::string& brand, const std::string& vendor, const std::string& key,
+                        const std::string& created);
 std::string figuresText(const std::string& profile, const std::string& cache, double scorePerByte,
                         const std::string& unit, const std::string& verdict);
 

@@ -56,8 +56,8 @@ std::optional<Plot> drawSweep(const TuneRun& run, std::string* why) {
   if (std::system(fmt::format("gnuplot '{}' >/dev/null 2>&1", script.string()).c_str()) == 0 &&
       fs::exists(out)) {
     std::ifstream in(out);
-    plot = Plot{"sweep.svg",
-                std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>())};
+    plot = Plot{"sweep.svg", std::string((std::istreambuf_iterator<char>(in)),
+                                         std::istreambuf_iterator<char>())};
   } else if (why) {
     *why = "gnuplot failed on sweep.svg";
   }

@@ -32,7 +32,7 @@ struct Evaluation {
   std::string message;                                            // why it is wrong or refused
   double score = std::numeric_limits<double>::infinity();         // candidate / baseline
   double scorePerByte = std::numeric_limits<double>::infinity();  // timer units per byte
-  double baselinePerByte = 0;  // the baseline measured alongside
+  double baselinePerByte = 0;                                     // the baseline measured alongside
   std::vector<double> perCall;  // per profile entry, median timer units per call
   double seconds = 0;
   bool resumed = false;   // loaded from an earlier run's results.json

@@ -44,7 +44,7 @@ struct TuneRun {
   double timeLimitSeconds = 0;
   std::string timerUnit, timerSource;
   double timerOverhead = 0;
-  ClockRates clock;       // TSC rate and core cycles per timer unit, measured at the start
+  ClockRates clock;      // TSC rate and core cycles per timer unit, measured at the start
   std::string baseline;  // the name of the kernel every candidate races (linux-v6.8 by default)
   HostMeasureSettings measure;
   FinalSettings final;

@@ -47,9 +47,8 @@ std::string describePlacement(Placement placement) {
                  ? std::string("starting right after a guard page")
                  : fmt::format("starting {} bytes after a guard page", placement.gap);
     case Placement::AgainstEnd:
-      return placement.gap == 0
-                 ? std::string("ending right before a guard page")
-                 : fmt::format("ending {} bytes before a guard page", placement.gap);
+      return placement.gap == 0 ? std::string("ending right before a guard page")
+                                : fmt::format("ending {} bytes before a guard page", placement.gap);
     case Placement::Aligned:
       break;
   }
@@ -227,8 +226,8 @@ const std::uint8_t* withOtherGarbage(const GuardedBuffer& own, const GuardedBuff
   const auto at = reinterpret_cast<std::uintptr_t>(buf);
   const auto mask = static_cast<std::uintptr_t>(block) - 1;
   const std::size_t before = std::min<std::size_t>(at & mask, offset);
-  const std::size_t after = std::min<std::size_t>(
-      (-(at + static_cast<std::uintptr_t>(len))) & mask, region.size() - offset - len);
+  const std::size_t after = std::min<std::size_t>((-(at + static_cast<std::uintptr_t>(len))) & mask,
+                                                  region.size() - offset - len);
   const std::uint8_t* from = region.data() + offset - before;
   std::uint8_t* to = own.data() + offset - before;
   for (std::size_t j = 0; j < before; ++j) to[j] = static_cast<std::uint8_t>(~from[j]);
@@ -280,8 +279,7 @@ VerifyOutcome verifyKernel(KernelFn fn, const VerifyFixture& fixture, const Veri
       }
       if (!own || c.len <= 0) continue;
       // The same bytes with other garbage around them in the blocks it may read.
-      currentBuf =
-          withOtherGarbage(*own, region.buffer, currentBuf, c.len, plan.overReadBlock);
+      currentBuf = withOtherGarbage(*own, region.buffer, currentBuf, c.len, plan.overReadBlock);
       currentRun = " (other bytes around it)";
       const std::uint32_t again = fn(currentBuf, c.len, c.sum);
       ++outcome.calls;
@@ -304,9 +302,9 @@ VerifyOutcome verifyKernel(KernelFn fn, const VerifyFixture& fixture, const Veri
             ? fmt::format("read outside the aligned {}-byte blocks of the buffer",
                           plan.overReadBlock)
             : std::string("read outside the buffer");
-    outcome.failure = fmt::format("{} for len={} {}{} data={} sum={:#010x}: fault at buf{:+}",
-                                  what, current->len, describePlacement(current->placement),
-                                  currentRun, toString(current->pattern), current->sum, offset);
+    outcome.failure = fmt::format("{} for len={} {}{} data={} sum={:#010x}: fault at buf{:+}", what,
+                                  current->len, describePlacement(current->placement), currentRun,
+                                  toString(current->pattern), current->sum, offset);
   }
   return outcome;
 }
