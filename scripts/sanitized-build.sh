@@ -9,8 +9,14 @@ cd "$(dirname "$0")/.."
 source tests/e2e/packages.sh
 ensure_packages sanitized-build clang libclang-rt-14-dev >&2
 BUILD=${CSUMTUNE_SANITIZED_BUILD:-build-sanitized}
-cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang \
-  -DCMAKE_CXX_COMPILER=clang++ -DCSUMTUNE_FUZZ=ON >/dev/null
-cmake --build "$BUILD" -j"$(nproc)" \
-  --target fuzz_params fuzz_results fuzz_generator fuzz_cli csumtune_tests csumtune >/dev/null
+mkdir -p "$BUILD"
+# fuzz.sh and sanitize.sh may start together (CTest runs them side by side): one configures and
+# builds while the other waits, so neither reads a half-configured folder.
+(
+  flock 9
+  cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang \
+    -DCMAKE_CXX_COMPILER=clang++ -DCSUMTUNE_FUZZ=ON >/dev/null
+  cmake --build "$BUILD" -j"$(nproc)" \
+    --target fuzz_params fuzz_results fuzz_generator fuzz_cli csumtune_tests csumtune >/dev/null
+) 9>"$BUILD/.sanitized-build.lock" >&2
 echo "$BUILD"
