@@ -1,18 +1,25 @@
-// csumtune bench [--params P]... [--results FILE]... [--baseline] [--sizes LIST]
+// csumtune bench [--params P]... [--results FILE]... [--candidates FILE [--profile NAME]...]
+//                [--baseline] [--sizes LIST]
 //                [--cache hot|cold] [--set-size MB] [--offset N] [--repeat N] [--cpu N]
 //                [--format F] [-o FILE]
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include "cli_support.hpp"
 #include "commands.hpp"
+#include "jobs/bench_candidates.hpp"
 #include "jobs/bench_on_host.hpp"
+#include "merge/candidate_list.hpp"
+#include "merge/candidate_tables.hpp"
 #include "report/bench_report.hpp"
 #include "report/results_file.hpp"
+#include "search/profile.hpp"
 #include "size_lists.hpp"
 
 namespace csumtune::cli {
@@ -26,6 +33,9 @@ struct BenchOptions {
   std::vector<std::string> params;
   std::vector<std::string> results;  // runs whose winners to time
   std::string sizes = "40,64,576,1500,4096,9000,65536";
+  bool sizesGiven = false;
+  std::string candidates;             // the shared list (one params string a line)
+  std::vector<std::string> profiles;  // with candidates: the profiles to score them on
   std::vector<std::string> twoPass;
   BenchFormat format = BenchFormat::Table;
   std::string output;
@@ -45,10 +55,44 @@ std::string formatted(const tuner::BenchReport& report, BenchFormat format) {
   return tuner::formatTable(report);
 }
 
+std::vector<tuner::Profile> profilesNamed(const std::vector<std::string>& names) {
+  std::vector<tuner::Profile> profiles;
+  for (const std::string& name : names.empty() ? std::vector<std::string>{"kernel"} : names) {
+    const auto profile = tuner::namedProfile(name);
+    if (!profile) {
+      std::string known;
+      for (const std::string& n : tuner::profileNames()) known += (known.empty() ? "" : ", ") + n;
+      throw tuner::BadRequest(fmt::format("unknown --profile '{}' (known: {})", name, known));
+    }
+    if (std::any_of(profiles.begin(), profiles.end(),
+                    [&](const tuner::Profile& p) { return p.name == profile->name; }))
+      throw tuner::BadRequest(fmt::format("--profile {} is given twice", profile->name));
+    profiles.push_back(*profile);
+  }
+  return profiles;
+}
+
+// bench --candidates: the shared list and the reference at the profiles' sizes, and each
+// candidate's speed-up over the reference per profile.
+tuner::CandidateBench runCandidateBench(const BenchOptions& options,
+                                        tuner::HostBenchRequest request,
+                                        const tuner::HostBenchHooks& hooks) {
+  if (options.sizesGiven)
+    throw tuner::BadRequest("--candidates takes its sizes from --profile, not --sizes");
+  if (!request.twoPass.empty())
+    throw tuner::BadRequest("--candidates times candidates against the reference, not --two-pass");
+  for (const gen::Params& p : tuner::readCandidateList(options.candidates))
+    request.params.push_back(p);
+  tuner::CandidateBenchRequest candidates{request, profilesNamed(options.profiles)};
+  return tuner::benchCandidates(candidates, hooks);
+}
+
 void runBench(const BenchOptions& options) {
   checkOutput(options.output);
+  if (options.candidates.empty() && !options.profiles.empty())
+    throw tuner::BadRequest("--profile goes with --candidates (plain bench takes --sizes)");
   tuner::HostBenchRequest request = options.request;
-  request.sizes = parseSizes(options.sizes);
+  if (options.candidates.empty()) request.sizes = parseSizes(options.sizes);
   for (const std::string& text : options.params) request.params.push_back(parseParamsOption(text));
   for (const std::string& path : options.results)
     request.params.push_back(tuner::readWinnerParams(path));
@@ -66,9 +110,19 @@ void runBench(const BenchOptions& options) {
   hooks.progress = [progress](std::size_t done, std::size_t total) {
     if (progress) std::fprintf(stderr, "\rbench: %zu/%zu samples", done, total);
   };
-  const tuner::BenchReport report = tuner::benchOnHost(request, hooks);
+  std::optional<tuner::CandidateBench> candidates;
+  if (!options.candidates.empty()) candidates = runCandidateBench(options, request, hooks);
+  const tuner::BenchReport report =
+      candidates ? candidates->report : tuner::benchOnHost(request, hooks);
   if (progress) std::fprintf(stderr, "\r%40s\r", "");
-  writeOutput(options.output, formatted(report, options.format));
+  if (candidates && options.format == BenchFormat::Json) {
+    writeOutput(options.output, tuner::formatCandidateBenchJson(*candidates));
+  } else if (candidates && options.format == BenchFormat::Table) {
+    writeOutput(options.output, formatted(report, options.format) +
+                                    tuner::formatCandidatesText(candidates->tables));
+  } else {
+    writeOutput(options.output, formatted(report, options.format));
+  }
   // Every format carries the verdict; a terminal user reading the table may still miss it.
   if (report.reliability.unreliable()) {
     std::cerr << "csumtune: warning: unreliable figures: " << report.reliability.problem()
@@ -98,8 +152,17 @@ void addBenchCommand(CLI::App& app) {
   cmd->add_option("--two-pass", options->twoPass,
                   "With copying kernels (kind=copy): also time memcpy followed by this summing "
                   "kernel, e.g. a tuned winner (repeatable)");
-  cmd->add_option("--sizes", options->sizes, "Buffer lengths in bytes, comma-separated")
-      ->capture_default_str();
+  cmd->add_option("--candidates", options->candidates,
+                  "A shared list of kernels, one params string a line ('#' comments): time them "
+                  "beside linux-v6.8 (linux-csum-copy for kind=copy) at the sizes of --profile "
+                  "and give each one's speed-up per profile (in table and json; the json is what "
+                  "merge reads)");
+  cmd->add_option("--profile", options->profiles,
+                  "With --candidates: a workload profile to score the candidates on (repeatable; "
+                  "default kernel)");
+  auto* sizes =
+      cmd->add_option("--sizes", options->sizes, "Buffer lengths in bytes, comma-separated")
+          ->capture_default_str();
   addChoice(cmd, "--cache", options->request.cache, kCaches,
             "hot (same buffer) or cold (random positions in a large set)");
   cmd->add_option("--set-size", options->request.setSizeMb, "Cold set size in MiB")
@@ -135,7 +198,8 @@ void addBenchCommand(CLI::App& app) {
   cmd->add_option("--seed", options->request.seed, "Seed for data and cold positions")
       ->check(unsigned64())
       ->capture_default_str();
-  cmd->callback([options] {
+  cmd->callback([options, sizes] {
+    options->sizesGiven = sizes->count() > 0;
     if (!dryRun()) runBench(*options);
   });
 }

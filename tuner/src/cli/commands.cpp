@@ -24,6 +24,7 @@ void addAllCommands(CLI::App& app, int& exitCode) {
   addKmodCommand(app);
   addPatchCommand(app, exitCode);
   addShowCommand(app);
+  addMergeCommand(app);
   addTuneCommand(app, exitCode);
   app.set_version_flag("--version", std::string(gen::kGeneratorVersion));
 }

@@ -17,6 +17,7 @@ void addBenchCommand(CLI::App& app);
 void addKmodCommand(CLI::App& app);
 void addPatchCommand(CLI::App& app, int& exitCode);
 void addShowCommand(CLI::App& app);
+void addMergeCommand(CLI::App& app);
 // Sets exitCode (130 when interrupted and saved).
 void addTuneCommand(CLI::App& app, int& exitCode);
 

@@ -81,6 +81,8 @@ KernelSet prepareCopyKernels(const HostBenchRequest& request) {
     twoPass.call = Call::MemcpyThenSum;
     set.timed.push_back(twoPass);
   };
+  if (request.reference && !request.baselines)
+    set.timed.push_back(timedBaseline(linuxCsumCopyBaseline()));
   if (request.baselines) {
     set.timed.push_back(timedBaseline(linuxCsumCopyBaseline()));
     // The floor: what the loads and stores alone cost (no sum). Not a checksum: not verified.
@@ -144,6 +146,11 @@ KernelSet prepareKernels(const HostBenchRequest& request, const HostBenchHooks& 
     set.jit.push_back(Jit::compile(linuxLikeParams()));
     set.timed.push_back({kLinuxLikeName, set.jit.back().canonical(), TimedKind::BaselineOurs,
                          set.jit.back().fn(), set.jit.back().size()});
+  } else if (request.reference) {
+    const Baseline& b = linuxV68Baseline();
+    set.timed.push_back(
+        {b.name, "", b.kind, b.fn, functionSize(reinterpret_cast<const void*>(b.fn))});
+    if (!b.acceptsNegativeLength) set.nonNegativeOnly.insert(b.name);
   }
   for (const std::string& path : request.baselineSources) {
     set.sources.push_back(std::make_unique<SourceBaseline>(path, SourceKind::Sum, request.seed));

@@ -18,6 +18,9 @@ namespace csumtune::tuner {
 struct HostBenchRequest {
   std::vector<gen::Params> params;  // empty: the default params, with the baselines
   bool baselines = false;           // also time the built-in baselines
+  // Also time the tuner's reference (linux-v6.8; linux-csum-copy for copying kernels), first,
+  // without the other baselines: what bench --candidates compares every candidate with.
+  bool reference = false;
   std::vector<int> sizes{40, 64, 576, 1500, 4096, 9000, 65536};
   CacheState cache = CacheState::Hot;
   int setSizeMb = 256;  // the cold set

@@ -224,7 +224,7 @@ std::string formatThreadTable(const BenchReport& r) {
   return out;
 }
 
-std::string formatJson(const BenchReport& r) {
+nlohmann::json benchJson(const BenchReport& r) {
   const BenchSetup& s = r.setup;
   nlohmann::json features = nlohmann::json::object();
   for (const auto& f : s.cpu.features) features[f.name] = f.present;
@@ -244,7 +244,8 @@ std::string formatJson(const BenchReport& r) {
         {"model", s.cpu.model},
         {"stepping", s.cpu.stepping},
         {"microcode", s.cpu.microcode ? nlohmann::json(*s.cpu.microcode) : nlohmann::json()},
-        {"features", features}}},
+        {"features", features},
+        {"key", cpuKey(s.cpu)}}},
       {"pinned_cpu", s.pinnedCpu},
       {"warnings", s.warnings},
       {"workload",
@@ -297,7 +298,11 @@ std::string formatJson(const BenchReport& r) {
                       {"widest_spread_percent", rel.widestSpreadPercent},
                       {"widest_figure", rel.widestFigure},
                       {"spread_limit_percent", BenchReliability::kSpreadLimitPercent}};
-  return j.dump(2) + "\n";
+  return j;
+}
+
+std::string formatJson(const BenchReport& r) {
+  return benchJson(r).dump(2) + "\n";
 }
 
 std::string formatCsv(const BenchReport& r) {

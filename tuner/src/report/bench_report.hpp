@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "csumtune/cpu.hpp"
 #include "measure/clock_rates.hpp"
 #include "measure/contention.hpp"
@@ -92,6 +94,9 @@ BenchReport buildBenchReport(const BenchSetup& setup, const std::vector<KernelSa
 
 std::string formatTable(const BenchReport& report);
 std::string formatThreadTable(const BenchReport& report);
+// The JSON document formatJson prints, for a caller that adds a section of its own (bench
+// --candidates adds its speed-up tables).
+nlohmann::json benchJson(const BenchReport& report);
 std::string formatJson(const BenchReport& report);
 std::string formatCsv(const BenchReport& report);
 
