@@ -3,7 +3,7 @@
 its own layer or a lower one.
 
     gen, templates < runtime < tuner/src's own files < verify < measure < search < tune
-                   < report, patch, merge < jobs < cli
+                   < report, patch, merge < jobs, library < cli
 
 Every quoted #include of every source file under gen/, runtime/ and tuner/src/ is resolved
 as the compiler would (the including file's folder first, then the targets' include folders)
@@ -33,6 +33,8 @@ LAYERS = [
     ("tuner/src/patch/", "patch", 7),
     ("tuner/src/merge/", "merge", 7),
     ("tuner/src/jobs/", "jobs", 8),
+    # The ahead-of-time library (emit --library): winners read through report/.
+    ("tuner/src/library/", "library", 8),
     ("tuner/src/cli/", "cli", 9),
     # tuner/src's own files (atomic_file, source_file): helpers on gen and templates only.
     ("tuner/src/", "tuner-common", 2),

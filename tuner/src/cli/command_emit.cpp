@@ -1,5 +1,6 @@
 // csumtune emit (--params P | --results FILE) [--style kernel|gas] [--symbol NAME] [--binary]
 //               [-o FILE]
+// csumtune emit --library --results RUN... [--fallback P] [--symbol NAME] -o DIR
 #include <unistd.h>
 
 #include <cstdio>
@@ -11,6 +12,7 @@
 #include "cli_support.hpp"
 #include "commands.hpp"
 #include "csumtune/gen/kernel_program.hpp"
+#include "library/library_files.hpp"
 #include "report/results_file.hpp"
 #include "source_file.hpp"
 
@@ -19,7 +21,9 @@ namespace {
 
 struct EmitOptions {
   std::string params;
-  std::string results;
+  std::vector<std::string> results;  // one, or with --library one per CPU
+  bool library = false;
+  std::string fallback;
   tuner::SourceStyle style = tuner::SourceStyle::Kernel;
   bool styleGiven = false;
   std::string symbol;  // empty: csum_partial, or csum_and_copy for kind=copy
@@ -27,13 +31,51 @@ struct EmitOptions {
   std::string output;
 };
 
+// The command line that writes the same library again.
+std::string libraryCommand(const EmitOptions& options) {
+  std::string command = "csumtune emit --library";
+  for (const auto& results : options.results) command += " --results " + results;
+  if (!options.fallback.empty()) command += " --fallback " + options.fallback;
+  if (!options.symbol.empty()) command += " --symbol " + options.symbol;
+  return command + " -o " + options.output;
+}
+
+void runEmitLibrary(const EmitOptions& options) {
+  if (options.results.empty())
+    throw tuner::BadRequest("emit --library needs --results RUN, one per CPU");
+  if (options.output.empty() || options.output == "-")
+    throw tuner::BadRequest("emit --library writes a folder of files: name it with -o DIR");
+  if (options.styleGiven || options.binary)
+    throw tuner::BadRequest(
+        "emit --library writes gas-style assembler text: drop --style/--binary");
+  tuner::LibraryRequest request;
+  request.variants = tuner::readLibraryVariants(options.results);
+  request.fallback =
+      options.fallback.empty() ? tuner::defaultFallback() : parseParamsOption(options.fallback);
+  if (!options.symbol.empty()) request.symbol = options.symbol;
+  request.command = libraryCommand(options);
+  try {
+    tuner::writeLibraryFolder(options.output, request);
+  } catch (const gen::ParamsError& e) {
+    throw tuner::BadRequest(e.what());
+  }
+  for (const auto& v : request.variants)
+    std::cerr << fmt::format("{}: {} ({})\n", v.cpuKey, v.source.params.toString(), v.resultsPath);
+  std::cerr << fmt::format("portable: {}\nwrote {}/ (build it there with make)\n",
+                           request.fallback.toString(), options.output);
+}
+
 void runEmit(const EmitOptions& options) {
+  if (options.library) return runEmitLibrary(options);
+  if (!options.fallback.empty()) throw tuner::BadRequest("--fallback goes with --library");
   if (options.params.empty() == options.results.empty())
     throw tuner::BadRequest("emit needs --params P or --results FILE");
+  if (options.results.size() > 1)
+    throw tuner::BadRequest("emit takes one --results FILE (several go with --library)");
   tuner::SourceRequest request;
   if (!options.results.empty()) {
     // The run's winner as its winner.S: style, symbol, where and how it was tuned.
-    request = tuner::readWinnerSource(options.results);
+    request = tuner::readWinnerSource(options.results.front());
   } else {
     request.params = parseParamsOption(options.params);
   }
@@ -75,8 +117,17 @@ void addEmitCommand(CLI::App& app) {
                                  "Kernel parameters, e.g. carry=adc,chains=4,unroll=16");
   auto* results = cmd->add_option(
       "--results", options->results,
-      "A results.json: its winner as the run wrote winner.S (its style, symbol and header)");
+      "A results.json: its winner as the run wrote winner.S (its style, symbol and header); "
+      "with --library, repeated: a results.json or run folder per CPU");
   params->excludes(results);
+  auto* library = cmd->add_flag(
+      "--library", options->library,
+      "Write an ahead-of-time library into the folder -o DIR: each --results run's winner and a "
+      "portable body in one .S, a GNU IFUNC dispatcher, a C header, a pkg-config file");
+  library->excludes(params);
+  cmd->add_option("--fallback", options->fallback,
+                  "With --library: the portable body's params (default carry=adc), which must "
+                  "run on every x86-64 CPU");
   addChoice(cmd, "--style", options->style, kStyles,
             "kernel (Linux arch/x86/lib) or gas (user space); with --results: the run's")
       ->each([options](const std::string&) { options->styleGiven = true; });
