@@ -4,7 +4,8 @@
 # Intel models) it writes the library; the committed two-CPU example is what emit writes
 # today; the library, its C example and the correctness harness (tests/library/harness.c: the
 # full verification plan against a plain reference, with guard pages) build with cc and with
-# pkg-config's flags, also statically; the programs hold no asmjit code, map no memory both
+# pkg-config's flags, statically and as a shared object (which exports csum_partial and
+# csum_partial_variant only); the programs hold no asmjit code, map no memory both
 # writable and executable, and need no results files. Under qemu-x86_64 -cpu MODEL the IFUNC
 # resolver picks the variant each model should get (family/model and features: a model that
 # lacks ADX, or AVX-512 under TCG, gets the portable body) and every sum is right. Bad input
@@ -87,6 +88,21 @@ log "$last_output"
 check "a static link works too (the resolver runs before libc's start-up sets the canary)" \
   cc -O2 -static -I"$two" -o "$two/harness-static" "$HARNESS" "$two/libcsumtune_library.a"
 expect --output --as "the static harness passes" 0 "variant $expected_here" -- "$two/harness-static" "$expected_here"
+
+# A shared object of the same objects exports the dispatched function and the variant's name
+# only (the bodies are hidden); a program linked against it runs the harness.
+# (In a folder of its own: beside the archive, -lcsumtune_library would take it instead.)
+so=$work/shared
+mkdir -p "$so"
+check "the objects link into a shared object" cc -shared -o "$so/libcsumtune_library.so" \
+  "$two/csumtune_library.o" "$two/csumtune_dispatch.o"
+exported=$(nm -D --defined-only "$so/libcsumtune_library.so" | awk '{print $2, $3}' | sort | tr '\n' ' ')
+check "it exports csum_partial (indirect) and csum_partial_variant, no body ($exported)" \
+  test "$exported" = "T csum_partial_variant i csum_partial "
+check "the harness links against the shared object" \
+  cc -O2 -I"$two" -o "$two/harness-shared" "$HARNESS" -L"$so" -lcsumtune_library -Wl,-rpath,"$so"
+expect --output --as "the harness passes through the shared object" 0 "variant $expected_here" -- \
+  "$two/harness-shared" "$expected_here"
 
 # The example, with the flags pkg-config gives from the library folder.
 flags=$(PKG_CONFIG_PATH=$two pkg-config --cflags --libs csumtune_library 2>&1)
