@@ -88,6 +88,13 @@ TEST(MergeTables, PicksTheHighestWorstSpeedupPerProfile) {
   EXPECT_EQ(kernel.notEverywhere, 1u);
   EXPECT_TRUE(kernel.ownWinnerSomewhere);
   EXPECT_EQ(kernel.cpus.size(), 3u);
+  // The fastest kernel a CPU measured is said even when it is not on every CPU.
+  const CpuVerdict& zen4 = verdictOn(kernel, "amd-19-11");
+  EXPECT_EQ(zen4.ownBest, kAvx2);
+  EXPECT_EQ(zen4.bestMeasured, "carry=cmov,chains=4,unroll=16,prefetch=0,hint=t0");
+  EXPECT_DOUBLE_EQ(zen4.bestMeasuredSpeedup, 3.0);
+  EXPECT_NE(formatMergeText(report).find("fastest it measured, not on every CPU: 3.000x"),
+            std::string::npos);
 }
 
 TEST(MergeTables, KernelSafePortableWinnerIsNoCpusOwnWinner) {

@@ -45,6 +45,10 @@ std::string formatMergeText(const MergeReport& report) {
       out += fmt::format("  {}  {:.3f}x over {}, {} ({:.3f}x: {})  [{}]\n", printable(c->key, 60),
                          c->portableSpeedup, printable(report.reference, 60), againstOwnBest(*c),
                          c->ownBestSpeedup, c->ownBest, printable(c->brand, 60));
+      if (c->bestMeasured != c->ownBest) {
+        out += fmt::format("      fastest it measured, not on every CPU: {:.3f}x: {}\n",
+                           c->bestMeasuredSpeedup, c->bestMeasured);
+      }
     }
   }
   return out;
@@ -64,7 +68,8 @@ nlohmann::json mergeJson(const MergeReport& report) {
            {"portable_speedup", c.portableSpeedup},
            {"own_best",
             {{"params", c.ownBest}, {"code_bytes", c.ownBestBytes}, {"speedup", c.ownBestSpeedup}}},
-           {"share_of_own_best", c.shareOfOwnBest}});
+           {"share_of_own_best", c.shareOfOwnBest},
+           {"best_measured", {{"params", c.bestMeasured}, {"speedup", c.bestMeasuredSpeedup}}}});
     }
     picks.push_back({{"profile", p.profile},
                      {"sizes", sizes},

@@ -43,6 +43,10 @@ void checkSameSpace(const std::vector<SpeedupTable>& tables) {
   }
 }
 
+bool kernelSafe(const std::string& params) {
+  return gen::traitsOf(gen::parseParams(params).carry).kernelSafe();
+}
+
 struct Group {
   std::string profile, cache;
   std::vector<const SpeedupTable*> tables;
@@ -125,7 +129,7 @@ PortablePick pickIn(const Group& group, const MergeOptions& options) {
       ++pick.notEverywhere;
       continue;
     }
-    if (options.kernelSafe && !gen::traitsOf(gen::parseParams(params).carry).kernelSafe()) {
+    if (options.kernelSafe && !kernelSafe(params)) {
       ++pick.notKernelSafe;
       continue;
     }
@@ -178,6 +182,13 @@ PortablePick pickIn(const Group& group, const MergeOptions& options) {
       }
     }
     cpu.ownBestSpeedup = best;
+    for (const KernelSpeedup& k : t.kernels) {
+      if (options.kernelSafe && !kernelSafe(k.params)) continue;
+      if (k.speedup > cpu.bestMeasuredSpeedup) {
+        cpu.bestMeasuredSpeedup = k.speedup;
+        cpu.bestMeasured = k.params;
+      }
+    }
     cpu.shareOfOwnBest = cpu.portableSpeedup / cpu.ownBestSpeedup;
     if (cpu.portableSpeedup == pick.worstSpeedup && pick.worstCpu.empty()) pick.worstCpu = cpu.key;
     if (cpu.ownBest == pick.winner) pick.ownWinnerSomewhere = true;

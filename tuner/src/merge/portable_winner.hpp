@@ -33,6 +33,10 @@ struct CpuVerdict {
   // The portable winner's speed as a share of the own best kernel's (ownBest time / portable
   // time = portableSpeedup / ownBestSpeedup): 1 when it is the own best, below 1 otherwise.
   double shareOfOwnBest = 0;
+  // The fastest kernel this CPU measured at all (kernel-safe with the filter), common or not:
+  // a tune run's own winner is rarely among the kernels another CPU's search visited.
+  std::string bestMeasured;
+  double bestMeasuredSpeedup = 0;
 };
 
 struct PortablePick {
