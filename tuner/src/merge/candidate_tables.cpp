@@ -56,6 +56,7 @@ std::vector<SpeedupTable> tablesFromBench(const BenchReport& report,
     table.cache = toString(report.setup.cache);
     table.kind = kind;
     table.reference = reference;
+    if (report.reliability.unreliable()) table.unreliable = report.reliability.problem();
     const double referenceScore = profile.score(perCallAt(*ref, profile));
     for (const KernelFigures& k : report.kernels) {
       if (k.kernel.kind != TimedKind::Jit || k.kernel.params.empty()) continue;

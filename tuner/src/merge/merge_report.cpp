@@ -45,6 +45,8 @@ std::string formatMergeText(const MergeReport& report) {
       out += fmt::format("  {}  {:.3f}x over {}, {} ({:.3f}x: {})  [{}]\n", printable(c->key, 60),
                          c->portableSpeedup, printable(report.reference, 60), againstOwnBest(*c),
                          c->ownBestSpeedup, c->ownBest, printable(c->brand, 60));
+      if (!c->unreliable.empty())
+        out += fmt::format("      unreliable figures: {}\n", printable(c->unreliable, 300));
       if (c->bestMeasured != c->ownBest) {
         out += fmt::format("      fastest it measured, not on every CPU: {:.3f}x: {}\n",
                            c->bestMeasuredSpeedup, c->bestMeasured);
@@ -69,6 +71,7 @@ nlohmann::json mergeJson(const MergeReport& report) {
            {"own_best",
             {{"params", c.ownBest}, {"code_bytes", c.ownBestBytes}, {"speedup", c.ownBestSpeedup}}},
            {"share_of_own_best", c.shareOfOwnBest},
+           {"unreliable", c.unreliable},
            {"best_measured", {{"params", c.bestMeasured}, {"speedup", c.bestMeasuredSpeedup}}}});
     }
     picks.push_back({{"profile", p.profile},

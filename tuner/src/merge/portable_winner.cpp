@@ -171,6 +171,7 @@ PortablePick pickIn(const Group& group, const MergeOptions& options) {
     cpu.key = t.cpu.key;
     cpu.brand = t.cpu.brand;
     cpu.source = t.source;
+    cpu.unreliable = t.unreliable;
     cpu.portableSpeedup = winner->second.speedups[i];
     // The own best among the common kernels: the same candidates the winner was picked from.
     double best = -1;

@@ -26,6 +26,7 @@ struct CpuVerdict {
   std::string key;
   std::string brand;
   std::string source;          // the file the table came from
+  std::string unreliable;      // why its figures may not be trusted ("" when they may)
   double portableSpeedup = 0;  // the portable winner's speed-up over the reference here
   std::string ownBest;         // the fastest common kernel here
   std::size_t ownBestBytes = 0;

@@ -42,6 +42,8 @@ struct SpeedupTable {
   gen::Kind kind = gen::Kind::Sum;
   std::string reference;  // "linux-v6.8" or "linux-csum-copy"
   std::vector<KernelSpeedup> kernels;
+  // Why its figures may not be trusted ("" when they may): a busy machine, a wide spread.
+  std::string unreliable;
 };
 
 // The reference the tuner races kernels of this kind against.

@@ -76,6 +76,10 @@ std::vector<SpeedupTable> benchTables(const json& j, const std::string& path) {
   base.kind = kindNamed(section->at("kind").get<std::string>(), path);
   base.reference = section->at("reference").get<std::string>();
   base.cache = section->at("cache").get<std::string>();
+  // bench's own verdict on its figures (files without one: none said).
+  if (const auto r = j.find("reliability"); r != j.end() && r->is_object()) {
+    if (!r->value("reliable", true)) base.unreliable = r->value("problem", "unreliable figures");
+  }
   std::vector<SpeedupTable> tables;
   std::set<std::string> profiles;
   for (const json& p : section->at("profiles")) {
@@ -137,6 +141,7 @@ std::vector<SpeedupTable> tuneTables(const json& j, const std::string& path) {
   table.sizes = header.sizes;
   table.cache = header.cache;
   table.reference = j.at("measure").at("reference").get<std::string>();
+  if (header.disturbed) table.unreliable = "the machine was busy: " + header.contentionSummary;
   std::set<std::string> seen;
   bool first = true;
   for (const Evaluation& e : readEvaluations(path)) {
