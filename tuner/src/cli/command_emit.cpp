@@ -31,13 +31,24 @@ struct EmitOptions {
   std::string output;
 };
 
+// A word as a shell reads it back: as it is when it holds nothing the shell would take apart.
+std::string shellWord(const std::string& word) {
+  const bool plain = !word.empty() && word.find_first_not_of(
+                                          "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                          "0123456789_./=,:+-") == std::string::npos;
+  if (plain) return word;
+  std::string quoted = "'";
+  for (char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
 // The command line that writes the same library again.
 std::string libraryCommand(const EmitOptions& options) {
   std::string command = "csumtune emit --library";
-  for (const auto& results : options.results) command += " --results " + results;
-  if (!options.fallback.empty()) command += " --fallback " + options.fallback;
-  if (!options.symbol.empty()) command += " --symbol " + options.symbol;
-  return command + " -o " + options.output;
+  for (const auto& results : options.results) command += " --results " + shellWord(results);
+  if (!options.fallback.empty()) command += " --fallback " + shellWord(options.fallback);
+  if (!options.symbol.empty()) command += " --symbol " + shellWord(options.symbol);
+  return command + " -o " + shellWord(options.output);
 }
 
 void runEmitLibrary(const EmitOptions& options) {
