@@ -74,5 +74,8 @@ expect --message 2 "not --sizes" -- \
   "$CSUMTUNE" bench --candidates "$scratch/list.txt" --sizes 40
 expect --message 2 "unknown --profile 'huge'" -- \
   "$CSUMTUNE" bench --candidates "$scratch/list.txt" --profile huge
+printf 'carry=avx2,chains=1,unroll=4\n' >"$scratch/simd-list.txt"
+expect --message 2 "this CPU can run none of the candidates" -- \
+  env CSUMTUNE_DISABLE_FEATURES=AVX2 "$CSUMTUNE" bench --candidates "$scratch/simd-list.txt"
 
 finish
