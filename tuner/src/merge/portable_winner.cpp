@@ -101,6 +101,91 @@ std::vector<Group> groupTables(const std::vector<SpeedupTable>& tables) {
   return groups;
 }
 
+// A kernel's speed-up on each CPU of a group (in the group's order) and its code size.
+struct Row {
+  std::vector<double> speedups;
+  std::size_t bytes = 0;
+};
+using Rows = std::map<std::string, Row>;
+
+double worstOf(const Row& r) {
+  return *std::min_element(r.speedups.begin(), r.speedups.end());
+}
+
+double meanOf(const Row& r) {
+  double sum = 0;
+  for (double s : r.speedups) sum += s;
+  return sum / static_cast<double>(r.speedups.size());
+}
+
+// Every kernel of the tables; a kernel some table lacks has fewer speed-ups than tables.
+Rows rowsOf(const std::vector<const SpeedupTable*>& tables) {
+  Rows rows;
+  for (std::size_t i = 0; i < tables.size(); ++i) {
+    for (const KernelSpeedup& k : tables[i]->kernels) {
+      Row& row = rows[k.params];
+      if (row.speedups.size() == i) row.speedups.push_back(k.speedup);
+      if (row.bytes == 0) row.bytes = k.bytes;
+    }
+  }
+  return rows;
+}
+
+// The kernels measured on every CPU (kernel-safe ones with the filter), counting the others.
+Rows commonRows(Rows rows, std::size_t cpus, const MergeOptions& options, PortablePick& pick) {
+  Rows common;
+  for (auto& [params, row] : rows) {
+    if (row.speedups.size() != cpus) {
+      ++pick.notEverywhere;
+    } else if (options.kernelSafe && !kernelSafe(params)) {
+      ++pick.notKernelSafe;
+    } else {
+      common.emplace(params, std::move(row));
+    }
+  }
+  return common;
+}
+
+// max-min: the highest worst speed-up; then the highest mean, the smaller code, the name.
+Rows::const_iterator maxMin(const Rows& common) {
+  return std::min_element(common.begin(), common.end(), [](const auto& a, const auto& b) {
+    if (worstOf(a.second) != worstOf(b.second)) return worstOf(a.second) > worstOf(b.second);
+    if (meanOf(a.second) != meanOf(b.second)) return meanOf(a.second) > meanOf(b.second);
+    if (a.second.bytes != b.second.bytes) return a.second.bytes < b.second.bytes;
+    return a.first < b.first;
+  });
+}
+
+// The portable winner on the CPU of table `i`, against its own best kernels.
+CpuVerdict verdictOn(const SpeedupTable& t, std::size_t i, const Rows& common, const Row& winner,
+                     const MergeOptions& options) {
+  CpuVerdict cpu;
+  cpu.key = t.cpu.key;
+  cpu.brand = t.cpu.brand;
+  cpu.source = t.source;
+  cpu.unreliable = t.unreliable;
+  cpu.portableSpeedup = winner.speedups[i];
+  // The own best among the common kernels: the same candidates the winner was picked from.
+  double best = -1;
+  for (const auto& [params, row] : common) {
+    if (row.speedups[i] > best || (row.speedups[i] == best && row.bytes < cpu.ownBestBytes)) {
+      best = row.speedups[i];
+      cpu.ownBest = params;
+      cpu.ownBestBytes = row.bytes;
+    }
+  }
+  cpu.ownBestSpeedup = best;
+  cpu.shareOfOwnBest = cpu.portableSpeedup / cpu.ownBestSpeedup;
+  for (const KernelSpeedup& k : t.kernels) {
+    if (options.kernelSafe && !kernelSafe(k.params)) continue;
+    if (k.speedup > cpu.bestMeasuredSpeedup) {
+      cpu.bestMeasuredSpeedup = k.speedup;
+      cpu.bestMeasured = k.params;
+    }
+  }
+  return cpu;
+}
+
 PortablePick pickIn(const Group& group, const MergeOptions& options) {
   PortablePick pick;
   pick.profile = group.profile;
@@ -110,31 +195,7 @@ PortablePick pickIn(const Group& group, const MergeOptions& options) {
   std::sort(tables.begin(), tables.end(),
             [](const auto* a, const auto* b) { return a->cpu.key < b->cpu.key; });
 
-  // Per kernel, its speed-up on each CPU (in the tables' order) and its code size.
-  struct Row {
-    std::vector<double> speedups;
-    std::size_t bytes = 0;
-  };
-  std::map<std::string, Row> rows;
-  for (std::size_t i = 0; i < tables.size(); ++i) {
-    for (const KernelSpeedup& k : tables[i]->kernels) {
-      Row& row = rows[k.params];
-      if (row.speedups.size() == i) row.speedups.push_back(k.speedup);
-      if (row.bytes == 0) row.bytes = k.bytes;
-    }
-  }
-  std::map<std::string, Row> common;
-  for (auto& [params, row] : rows) {
-    if (row.speedups.size() != tables.size()) {
-      ++pick.notEverywhere;
-      continue;
-    }
-    if (options.kernelSafe && !kernelSafe(params)) {
-      ++pick.notKernelSafe;
-      continue;
-    }
-    common.emplace(params, std::move(row));
-  }
+  const Rows common = commonRows(rowsOf(tables), tables.size(), options, pick);
   pick.common = common.size();
   if (common.empty()) {
     throw BadRequest(fmt::format(
@@ -143,54 +204,13 @@ PortablePick pickIn(const Group& group, const MergeOptions& options) {
         printable(pick.profile), printable(pick.cache), options.kernelSafe ? "kernel-safe " : "",
         pick.notEverywhere, pick.notKernelSafe));
   }
-
-  // max-min: the highest worst speed-up; then the highest mean, the smaller code, the name.
-  const auto worstOf = [](const Row& r) {
-    return *std::min_element(r.speedups.begin(), r.speedups.end());
-  };
-  const auto meanOf = [](const Row& r) {
-    double sum = 0;
-    for (double s : r.speedups) sum += s;
-    return sum / static_cast<double>(r.speedups.size());
-  };
-  const auto better = [&](const auto& a, const auto& b) {
-    if (worstOf(a.second) != worstOf(b.second)) return worstOf(a.second) > worstOf(b.second);
-    if (meanOf(a.second) != meanOf(b.second)) return meanOf(a.second) > meanOf(b.second);
-    if (a.second.bytes != b.second.bytes) return a.second.bytes < b.second.bytes;
-    return a.first < b.first;
-  };
-  const auto winner = std::min_element(common.begin(), common.end(), better);
+  const auto winner = maxMin(common);
   pick.winner = winner->first;
   pick.winnerBytes = winner->second.bytes;
   pick.worstSpeedup = worstOf(winner->second);
   pick.meanSpeedup = meanOf(winner->second);
-
   for (std::size_t i = 0; i < tables.size(); ++i) {
-    const SpeedupTable& t = *tables[i];
-    CpuVerdict cpu;
-    cpu.key = t.cpu.key;
-    cpu.brand = t.cpu.brand;
-    cpu.source = t.source;
-    cpu.unreliable = t.unreliable;
-    cpu.portableSpeedup = winner->second.speedups[i];
-    // The own best among the common kernels: the same candidates the winner was picked from.
-    double best = -1;
-    for (const auto& [params, row] : common) {
-      if (row.speedups[i] > best || (row.speedups[i] == best && row.bytes < cpu.ownBestBytes)) {
-        best = row.speedups[i];
-        cpu.ownBest = params;
-        cpu.ownBestBytes = row.bytes;
-      }
-    }
-    cpu.ownBestSpeedup = best;
-    for (const KernelSpeedup& k : t.kernels) {
-      if (options.kernelSafe && !kernelSafe(k.params)) continue;
-      if (k.speedup > cpu.bestMeasuredSpeedup) {
-        cpu.bestMeasuredSpeedup = k.speedup;
-        cpu.bestMeasured = k.params;
-      }
-    }
-    cpu.shareOfOwnBest = cpu.portableSpeedup / cpu.ownBestSpeedup;
+    CpuVerdict cpu = verdictOn(*tables[i], i, common, winner->second, options);
     if (cpu.portableSpeedup == pick.worstSpeedup && pick.worstCpu.empty()) pick.worstCpu = cpu.key;
     if (cpu.ownBest == pick.winner) pick.ownWinnerSomewhere = true;
     pick.cpus.push_back(std::move(cpu));
