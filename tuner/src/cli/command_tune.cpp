@@ -8,6 +8,8 @@
 #include <iostream>
 #include <map>
 
+#include <unistd.h>
+
 #include <fmt/format.h>
 
 #include "cli_support.hpp"
@@ -18,6 +20,7 @@
 #include "jobs/tune_on_host.hpp"
 #include "progress_line.hpp"
 #include "report/results_file.hpp"
+#include "report/tune_report.hpp"
 #include "size_lists.hpp"
 
 namespace csumtune::cli {
@@ -80,7 +83,27 @@ void printSummary(const tuner::HostTuneOutcome& outcome, const TuneOptions& o) {
       std::max(0.0, run.elapsedSeconds - run.searchSeconds));
   fmt::print("machine  {}\n", run.contention.summary(outcome.contention));
   if (!run.widened.empty()) fmt::print("ranking  {}\n", run.widened);
+  if (const std::string lengths = tuner::sweepSummaryLine(run); !lengths.empty())
+    fmt::print("lengths  {}\n", lengths);
   fmt::print("files    {0}/results.json {0}/winner.S {0}/report.md\n", outcome.folder);
+  // A winner that loses somewhere is said where it loses, in red on a terminal: the guard
+  // found no candidate as fast as the baseline at every short length, or the sweep did not.
+  const tuner::SweepSummary sweep = tuner::summarizeSweep(run);
+  const bool guardFailed =
+      !run.guard.empty() &&
+      std::none_of(run.guard.begin(), run.guard.end(), [](const auto& g) { return g.eligible; });
+  if (!o.quiet && (guardFailed || !sweep.hot.lengths.empty() || !sweep.cold.lengths.empty())) {
+    const bool colour = isatty(STDERR_FILENO) != 0;
+    std::string what;
+    if (guardFailed)
+      what = "no candidate passed the guard (each is slower than " + run.baseline +
+             " at some short length, hot or cold)";
+    if (const std::string where = tuner::sweepSummaryLine(run);
+        !sweep.hot.lengths.empty() || !sweep.cold.lengths.empty())
+      what += (what.empty() ? "the winner is " : "; the winner is ") + where;
+    std::cerr << (colour ? "\033[31m" : "") << "csumtune: warning: " << what
+              << "; report.md lists every length" << (colour ? "\033[0m" : "") << "\n";
+  }
   if (!o.quiet && run.contention.disturbed(outcome.contention)) {
     std::cerr << "csumtune: warning: the machine was busy during this run; tune again in a quiet "
                  "period"
@@ -247,6 +270,9 @@ void addTuneCommand(CLI::App& app, int& exitCode) {
                   "shapes (0 = keep the default short path)")
       ->check(CLI::Range(0, 50))
       ->capture_default_str();
+  cmd->add_flag("--strict-bounds", o->request.strictBounds,
+                "Short paths that read no byte outside the buffer (bounds=strict), for programs "
+                "checked by Valgrind-like tools; by default bounds=aligned ones compete too");
   addChoice(cmd, "--style", o->request.style, kStyles, "winner.S style: kernel or gas");
   cmd->add_option("--cpu", o->request.cpu, "CPU to pin to (default: the last one)")
       ->check(CLI::Range(0, 4095));

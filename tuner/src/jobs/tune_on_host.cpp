@@ -154,6 +154,7 @@ HostTuneOutcome tuneOnHost(const HostTuneRequest& request, const HostTuneHooks& 
   run.profile = profile;
   run.cache = request.cache;
   run.kernelSafe = request.kernelSafe;
+  run.strictBounds = request.strictBounds;
   run.kind = request.kind;
   run.search = {request.algorithm, request.seed, request.stall};
   run.budget = request.budget;
@@ -176,6 +177,7 @@ HostTuneOutcome tuneOnHost(const HostTuneRequest& request, const HostTuneHooks& 
   TuneSettings settings;
   settings.finalists = request.finalists;
   settings.frameShapes = request.frameShapes;
+  settings.strictBounds = request.strictBounds;
   settings.polishShapes = request.polishShapes;
   settings.style = request.style;
   if (request.resume) settings.earlier = readEvaluationsForResume(folder + "/results.json", run);

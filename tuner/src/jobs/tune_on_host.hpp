@@ -38,6 +38,9 @@ struct HostTuneRequest {
   CacheState cache = CacheState::Hot;
   int setSizeMb = 256;  // the cold set
   bool kernelSafe = false;
+  // Short paths only of bounds=strict (no byte read outside the buffer), for programs run
+  // under Valgrind-like checkers; otherwise bounds=aligned variants compete too.
+  bool strictBounds = false;
   gen::Kind kind = gen::Kind::Sum;
   std::string out;  // the run's folder; empty: results/<key>/<run name>
   bool resume = false;

@@ -63,6 +63,7 @@ json guardJson(const TuneRun& run) {
     candidates.push_back({{"params", g.params.toString()},
                           {"worst_time_ratio", g.worstRatio},
                           {"worst_length", g.worstLength},
+                          {"worst_cache", toString(g.worstCache)},
                           {"eligible", g.eligible}});
   }
   return {
@@ -205,6 +206,7 @@ json toJson(const TuneRun& run) {
        {{"algorithm", run.search.algorithm},
         {"seed", run.search.seed},
         {"budget", run.budget},
+        {"short_path_bounds", run.strictBounds ? "strict" : "strict and aligned"},
         {"time_limit_seconds", run.timeLimitSeconds},
         {"stall", run.search.stall},
         {"unique_evaluations", run.uniqueThisRun},

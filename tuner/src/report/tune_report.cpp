@@ -2,6 +2,7 @@
 
 #include "report/results_file.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -72,30 +73,23 @@ namespace {
 
 // Winner / reference time at every swept length, hot and cold side by side; lengths where the
 // winner is slower are counted, listed and marked.
+std::string lengthList(const std::vector<int>& lengths) {
+  return fmt::format("{}", fmt::join(lengths, ", "));
+}
+
 std::string renderSweep(const TuneRun& run) {
   std::map<int, std::map<CacheState, double>> ratios;
   for (const auto& p : run.sweep) ratios[p.size][p.cache] = p.ratio();
-  std::string slowerHot, slowerCold;
-  std::size_t hotCount = 0, coldCount = 0;
-  double worstHot = 0, worstCold = 0;
-  for (const auto& [size, byCache] : ratios) {
-    for (const auto& [cache, ratio] : byCache) {
-      const bool hot = cache == CacheState::Hot;
-      (hot ? worstHot : worstCold) = std::max(hot ? worstHot : worstCold, ratio);
-      if (ratio > 1.0) {
-        (hot ? slowerHot : slowerCold) +=
-            fmt::format("{}{}", (hot ? hotCount : coldCount) ? ", " : "", size);
-        ++(hot ? hotCount : coldCount);
-      }
-    }
-  }
+  const SweepSummary s = summarizeSweep(run);
   std::string md = fmt::format(
       "\n## Across lengths\n\nTime of the winner / time of `{}`, both measured interleaved at "
       "every length 1..256 and in steps to 64 KiB (median of 41 samples each; under 1.00 the "
-      "winner is faster). Slower hot at {} of {} lengths{}{}; cold at {}{}{}. Worst: {:.3f} "
-      "hot, {:.3f} cold.\n\n",
-      run.baseline, hotCount, ratios.size(), hotCount ? ": " : "", slowerHot, coldCount,
-      coldCount ? ": " : "", slowerCold, worstHot, worstCold);
+      "winner is faster). Slower hot at {} of {} lengths{}{}; cold at {} of {}{}{}. Worst: "
+      "{:.3f} hot, {:.3f} cold.\n\n",
+      run.baseline, s.hot.lengths.size(), s.hot.measured, s.hot.lengths.empty() ? "" : ": ",
+      lengthList(s.hot.lengths), s.cold.lengths.size(), s.cold.measured,
+      s.cold.lengths.empty() ? "" : ": ", lengthList(s.cold.lengths), s.hot.worstRatio,
+      s.cold.worstRatio);
   md += "<details><summary>every length</summary>\n\n| bytes | hot | cold |\n|---:|---:|---:|\n";
   auto cell = [](const std::map<CacheState, double>& byCache, CacheState cache) {
     const auto it = byCache.find(cache);
@@ -181,6 +175,38 @@ std::string renderCodeSize(const TuneRun& run) {
 
 }  // namespace
 
+SweepSummary summarizeSweep(const TuneRun& run) {
+  SweepSummary s;
+  for (const SweepPoint& p : run.sweep) {
+    SlowerLengths& side = p.cache == CacheState::Hot ? s.hot : s.cold;
+    ++side.measured;
+    const double ratio = p.ratio();
+    if (ratio > 1.0) side.lengths.push_back(p.size);
+    if (ratio > side.worstRatio) {
+      side.worstRatio = ratio;
+      side.worstLength = p.size;
+    }
+  }
+  std::sort(s.hot.lengths.begin(), s.hot.lengths.end());
+  std::sort(s.cold.lengths.begin(), s.cold.lengths.end());
+  return s;
+}
+
+std::string sweepSummaryLine(const TuneRun& run) {
+  if (run.sweep.empty()) return "";
+  const SweepSummary s = summarizeSweep(run);
+  const auto side = [](const SlowerLengths& l, const char* cache) {
+    if (l.measured == 0) return std::string();
+    std::string text = fmt::format("{} of {} lengths {}", l.lengths.size(), l.measured, cache);
+    if (!l.lengths.empty())
+      text += fmt::format(" (worst {:.3f} at {} B)", l.worstRatio, l.worstLength);
+    return text;
+  };
+  std::string line = "slower than " + run.baseline + " at " + side(s.hot, "hot");
+  if (s.cold.measured > 0) line += ", " + side(s.cold, "cold");
+  return line;
+}
+
 std::string renderTuneReport(const TuneRun& run, const std::vector<std::string>& plots) {
   const std::string unit = run.timerUnit + "/byte";
   std::string md = fmt::format("# csumtune tuning report: {} ({} cache){}\n\n", run.profile.name,
@@ -201,6 +227,12 @@ std::string renderTuneReport(const TuneRun& run, const std::vector<std::string>&
       "- score: sum(weight × median time per call) / sum(weight × length), {}; the search "
       "ranks candidates by that figure divided by the baseline's ({}), measured interleaved\n",
       unit, run.baseline);
+  md += run.strictBounds
+            ? "- short paths: `bounds=strict` only (`--strict-bounds`): no byte outside the "
+              "buffer is read\n"
+            : "- short paths: `bounds=strict` and `bounds=aligned` (which may read bytes beside "
+              "the buffer inside the aligned 8-byte words that hold its first and last bytes: "
+              "never another page, never in the sum)\n";
   md += fmt::format("- timer: {} ({}), overhead {:.0f} subtracted\n", run.timerUnit,
                     run.timerSource, run.timerOverhead);
   std::size_t wrong = 0, refused = 0;
@@ -282,14 +314,14 @@ std::string renderTuneReport(const TuneRun& run, const std::vector<std::string>&
   if (!run.guard.empty()) {
     md += fmt::format(
         "\n## Guard\n\nThe best {} candidates measured against `{}` at lengths the profile "
-        "may not weigh ({}); the finalists come first from those at most {:.0f} % slower at every "
-        "one of them.\n\n| params | worst time ratio | at length | guarded "
-        "|\n|---|---:|---:|---|\n",
+        "may not weigh ({}), hot and cold; the finalists come first from those at most {:.0f} % "
+        "slower at every one of them.\n\n| params | worst time ratio | at length | cache | guarded "
+        "|\n|---|---:|---:|---|---|\n",
         run.guard.size(), run.baseline, fmt::join(run.guardLengths, ", "),
         100 * run.guardTolerance);
     for (const GuardResult& g : run.guard) {
-      md += fmt::format("| `{}` | {:.3f} | {} | {} |\n", g.params.toString(), g.worstRatio,
-                        g.worstLength, g.eligible ? "yes" : "**no**");
+      md += fmt::format("| `{}` | {:.3f} | {} | {} | {} |\n", g.params.toString(), g.worstRatio,
+                        g.worstLength, toString(g.worstCache), g.eligible ? "yes" : "**no**");
     }
     if (std::none_of(run.guard.begin(), run.guard.end(),
                      [](const auto& g) { return g.eligible; })) {

@@ -11,6 +11,22 @@ namespace csumtune::tuner {
 // The markdown; `plots` lists the SVG files (relative names) that exist beside it.
 std::string renderTuneReport(const TuneRun& run, const std::vector<std::string>& plots);
 
+// Where the winner's sweep is slower than the baseline, for one cache state.
+struct SlowerLengths {
+  std::vector<int> lengths;  // ascending
+  std::size_t measured = 0;  // lengths swept in this cache state
+  double worstRatio = 0;     // the highest time ratio winner / baseline (any length)
+  int worstLength = 0;
+};
+struct SweepSummary {
+  SlowerLengths hot, cold;
+};
+SweepSummary summarizeSweep(const TuneRun& run);
+
+// One line for the terminal: "slower than B at 3 of 267 lengths hot (worst 1.040 at 16 B), 0
+// of 267 cold"; empty without a sweep.
+std::string sweepSummaryLine(const TuneRun& run);
+
 // An SVG drawn for the report: its file name and content.
 struct Plot {
   std::string name;

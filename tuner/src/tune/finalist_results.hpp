@@ -41,7 +41,8 @@ struct GuardResult {
   gen::Params params;
   double worstRatio = 0;  // max over the lengths of candidate time / baseline time
   int worstLength = 0;
-  bool eligible = true;  // worstRatio within the tolerance
+  bool eligible = true;                     // worstRatio within the tolerance
+  CacheState worstCache = CacheState::Hot;  // where worstRatio was measured
 };
 
 // The fastest kernel within a code-size limit, measured together with the winner.

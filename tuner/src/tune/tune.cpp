@@ -112,7 +112,10 @@ std::string searchFrames(const TuneRun& run, Evaluator& evaluator, std::size_t s
   for (const auto& entry : run.profile.entries) lengths.push_back(entry.size);
   std::vector<gen::Params> variants;
   for (const gen::Params& loop : loops) {
-    for (const gen::Params& v : gen::frameVariants(loop, lengths)) variants.push_back(v);
+    for (const gen::Params& v : gen::frameVariants(
+             loop, lengths,
+             settings.strictBounds ? gen::FrameBounds::StrictOnly : gen::FrameBounds::Both))
+      variants.push_back(v);
   }
   startPhase(nullptr, settings, "frames", variants.size());
   const auto [measured, how] = measureStage(evaluator, variants);

@@ -22,6 +22,8 @@ struct TuneSettings {
   // exact paths for the profile's lengths) of this many of the best loop shapes, measured
   // after the search and on top of its budget (0 = none).
   std::size_t frameShapes = 3;
+  // The frame stage's short paths: bounds=strict only, or bounds=aligned ones as well.
+  bool strictBounds = false;
   // The guard: the best `guardCandidates` kernels are measured against the baseline at
   // `guardLengths` (lengths the profile may not weigh); the finalists are taken from those
   // no more than `guardTolerance` slower at any of them first. 0 candidates = no guard.

@@ -38,6 +38,7 @@ struct TuneRun {
   CacheState cache = CacheState::Hot;
   std::size_t setSizeBytes = 0;
   bool kernelSafe = false;
+  bool strictBounds = false;        // the frame stage searched bounds=strict short paths only
   gen::Kind kind = gen::Kind::Sum;  // tune --kind copy: copying kernels, csum_partial_copy_generic
   SearchSettings search;
   std::size_t budget = 0;

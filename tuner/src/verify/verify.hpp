@@ -47,7 +47,8 @@ struct VerifyPlan {
   int trailingSlack = 0;
   // 0: the kernel may read no byte outside the buffer (only reads that reach a guard page can
   // show otherwise). N: it may read bytes outside the buffer inside the aligned N-byte blocks
-  // that hold a byte of it (bounds=aligned: 8): every case with len > 0 is then run a second
+  // that hold a byte of it (bounds=aligned: 8): every case with len > 0 (of the aligned
+  // placements, those at alignments below N: every offset in the block) is then run a second
   // time on a copy of the buffer whose other bytes in those blocks are different garbage (the
   // complement of the first run's), and must give the same, right, result.
   int overReadBlock = 0;
