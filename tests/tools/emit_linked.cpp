@@ -4,14 +4,16 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <string>
 
 #include "../unit/shapes.hpp"
 #include "atomic_file.hpp"
 #include "source_file.hpp"
 
 int main(int argc, char** argv) {
-  if (argc != 3) {
-    std::cerr << "usage: emit_linked OUT.S OUT.cpp\n";
+  const bool shapesOnly = argc == 4 && std::string(argv[3]) == "--shapes-only";
+  if (argc != 3 && !shapesOnly) {
+    std::cerr << "usage: emit_linked OUT.S OUT.cpp [--shapes-only]\n";
     return 2;
   }
   std::string assembly, table;
@@ -20,7 +22,9 @@ int main(int argc, char** argv) {
   std::string entries;
   int index = 0;
   auto kernels = csumtune::testing::representativeShapes();
-  for (const auto& frame : csumtune::testing::representativeFrames()) kernels.push_back(frame);
+  if (!shapesOnly) {
+    for (const auto& frame : csumtune::testing::representativeFrames()) kernels.push_back(frame);
+  }
   for (const auto& params : kernels) {
     const std::string symbol = "csumtune_linked_" + std::to_string(index++);
     assembly += csumtune::tuner::renderSource(
@@ -31,7 +35,8 @@ int main(int argc, char** argv) {
   table +=
       "const std::vector<LinkedKernel>& linkedKernels() {\n  static const "
       "std::vector<LinkedKernel> all{\n" +
-      entries + "  };\n  return all;\n}\n";
+      entries + "  };\n  return all;\n}\n" + "bool linkedFramesIncluded() { return " +
+      (shapesOnly ? "false" : "true") + "; }\n";
   csumtune::tuner::writeFileAtomically(argv[1], assembly);
   csumtune::tuner::writeFileAtomically(argv[2], table);
   return 0;

@@ -10,3 +10,7 @@ struct LinkedKernel {
 };
 
 const std::vector<LinkedKernel>& linkedKernels();
+
+// Whether the frame variants were linked too (CSUMTUNE_LINKED_FRAMES), or only the loop
+// shapes (the instrumented build, whose run leaves the whole-space suites to the plain one).
+bool linkedFramesIncluded();
