@@ -625,6 +625,9 @@ RunHeader readHeader(const json& document, const std::string& path, std::string_
              fmt::format("says CPU key {} but its CPU fields give {}: the file was edited",
                          printable(h.cpuKey, 60), recomputed));
       }
+      h.cpuFields = RunHeader::CpuFields{
+          cpu.at("vendor").get<std::string>(), cpu.at("family").get<std::uint32_t>(),
+          cpu.at("model").get<std::uint32_t>(), cpu.at("stepping").get<std::uint32_t>()};
     }
     const json& workload = document.at("workload");
     h.profile = workload.at("profile").get<std::string>();

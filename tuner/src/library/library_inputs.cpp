@@ -51,31 +51,25 @@ LibraryVariant readVariant(const std::string& input) {
   const std::string path = resultsFileOf(input);
   const auto document = results::readDocument(path, kPurpose);
   const auto header = results::readHeader(document, path, kPurpose);
-  // readHeader has checked the key against these fields when the file has them.
-  const auto& cpu = document.at("cpu");
-  if (!cpu.contains("vendor") || !cpu.contains("family") || !cpu.contains("model") ||
-      !cpu.contains("stepping")) {
+  // readHeader has read these fields and checked the key against them.
+  if (!header.cpuFields) {
     results::fail(path, kPurpose,
                   "records no CPU vendor, family and model (written by an older csumtune): the "
                   "dispatcher has nothing to match the CPU on");
   }
   LibraryVariant variant;
   variant.cpuKey = header.cpuKey;
-  try {
-    const std::string recorded = cpu.at("vendor").get<std::string>();
-    variant.vendor = cpuidVendor(recorded);
-    if (variant.vendor.empty()) {
-      throw BadRequest(fmt::format(
-          "{} was tuned on a CPU of vendor '{}': the dispatcher matches AMD, Intel and Hygon "
-          "CPUs only",
-          path, results::printable(recorded, 40)));
-    }
-    variant.family = cpu.at("family").get<std::uint32_t>();
-    variant.model = cpu.at("model").get<std::uint32_t>();
-    variant.stepping = cpu.at("stepping").get<std::uint32_t>();
-  } catch (const nlohmann::json::exception& e) {
-    results::fail(path, kPurpose, "is malformed: " + results::printable(e.what()));
+  const std::string& recorded = header.cpuFields->vendor;
+  variant.vendor = cpuidVendor(recorded);
+  if (variant.vendor.empty()) {
+    throw BadRequest(fmt::format(
+        "{} was tuned on a CPU of vendor '{}': the dispatcher matches AMD, Intel and Hygon "
+        "CPUs only",
+        path, results::printable(recorded, 40)));
   }
+  variant.family = header.cpuFields->family;
+  variant.model = header.cpuFields->model;
+  variant.stepping = header.cpuFields->stepping;
   variant.resultsPath = path;
   // The run's winner as its winner.S says it (tuned on, figures), printed for user space.
   variant.source = readWinnerSource(path);
