@@ -61,12 +61,14 @@ done < <(sed -n 's/^\(CONFIG_[A-Z0-9_]*\)=y$/\1/p' "$HERE/kernel-tree/kernel.con
 gcc -static -O2 -Wall -Wextra -Werror -o "$WORK/agent" "$HERE/kernel-tree/agent.c" ||
   die "cannot build the guest agent"
 
-# --- The shapes: the committed kernel-safe winner for this CPU and one of every GPR family,
-# using the frame's options too; and the broken one, made from the adc shape.
+# --- The shapes: first a tree of several bodies, one per committed kernel-safe run (Zen 4, adc;
+# Zen 5, adcx: needs ADX) and the generic one, picked at boot (csum-select_64.c); then one of
+# every GPR family, using the frame's options too; and the broken one, made from the adc shape.
 key=$("$CSUMTUNE" cpu --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["key"])')
-winner=$SOURCE/results/$key/kernel/results.json
-[[ -f $winner ]] || winner=$(printf '%s\n' "$SOURCE"/results/*/kernel/results.json | head -1)
-specs=("--results $winner"
+zen4=amd-19-11-1-0a1bbd54
+zen5=amd-1a-02-1-5d4b381f
+multi="--results $SOURCE/results/$zen4/kernel/results.json --results $SOURCE/results/$zen5/kernel/results.json"
+specs=("$multi"
        "--params carry=adc,chains=4,unroll=16,prefetch=256,hint=nta"
        "--params carry=adcx,chains=2,unroll=8,words=loop"
        "--params carry=add32,chains=3,unroll=9,tail=overlap"
@@ -86,6 +88,23 @@ copies=("$copy_first"
         "--params carry=adc,chains=4,unroll=16,prefetch=256,hint=nta,kind=copy"
         "--params carry=adc,chains=4,unroll=16,prefetch=256,hint=nta,kind=copy"
         "broken --params carry=adc,chains=4,unroll=16,prefetch=256,hint=nta,kind=copy")
+# The committed example (examples/kernel-two-cpu/) is that tree's patch: made again here, it
+# must be the same byte for byte.
+example=$SOURCE/examples/kernel-two-cpu/0001-x86-csum-Pick-csum_partial-at-boot.patch
+# shellcheck disable=SC2086
+if "$CSUMTUNE" patch --tree "$src" $multi -o "$WORK/two-cpu.patch" 2>"$WORK/two-cpu.err" &&
+  cmp -s "$example" "$WORK/two-cpu.patch"; then
+  pass "examples/kernel-two-cpu is what csumtune patch writes today"
+else
+  fail "examples/kernel-two-cpu differs from what csumtune patch writes today ($(head -c 300 "$WORK/two-cpu.err")); regenerate: csumtune patch --tree linux-source-6.1 --results results/$zen4/kernel/results.json --results results/$zen5/kernel/results.json -o $example"
+fi
+# The boots of the tree of several bodies: CPU model|the body its one log line must name, and
+# why|kernel command line|TCP bytes. qemu's CPU models report the family, model and stepping
+# given (TCG emulates ADX, not AVX-512); the tuned bodies move the full traffic.
+multi_boots=("EPYC-Milan,family=25,model=17,stepping=1|$zen4 (tuned on this family and model, this stepping||$BYTES"
+             "max,vendor=AuthenticAMD,family=26,model=2,stepping=1|$zen5 (tuned on this family and model, this stepping||$BYTES"
+             "qemu64,vendor=AuthenticAMD,family=26,model=2,stepping=1|generic (the variant $zen5 needs ADX, which this CPU lacks||$((4 << 20))"
+             "max|generic (csumtune=generic;|csumtune=generic|$((4 << 20))")
 # The harness module carries a shape of another family than any kernel above.
 module_params="carry=adcx,chains=4,unroll=12,tail=overlap,exact=40"
 
@@ -113,9 +132,14 @@ build_shape() {
   "$CSUMTUNE" patch --tree "$src" $spec --no-figures -o "$dir/csum.patch" 2>"$dir/patch.err" ||
     { fail "csumtune patch $spec: $(head -c 300 "$dir/patch.err")"; return 1; }
   (cd "$src" && patch -p1 -s <"$dir/csum.patch") || { fail "the patch for $spec does not apply"; return 1; }
-  local asm=$src/arch/x86/lib/csum-partial_64.S
+  local asm=$src/arch/x86/lib/csum-partial_64.S select=$src/arch/x86/lib/csum-select_64.c
   [[ -f $asm && ! -e $src/arch/x86/lib/csum-partial_64.c ]] || { fail "$spec: the patch did not replace the .c"; return 1; }
   sed -n 's/^ \* params:[[:space:]]*//p' "$asm" | head -1 >"$dir/shape"
+  if [[ $spec == *--results*--results* ]]; then
+    [[ -f $select ]] || { fail "$spec: the patch added no csum-select_64.c"; return 1; }
+    echo "several bodies ($(sed -n 's/^\t{ "\([a-z0-9-]*\)".*/\1/p' "$select" | paste -sd, -), generic)" >"$dir/shape"
+    touch "$dir/multi"
+  fi
   if [[ $broken == 1 ]]; then
     drop_a_carry "$asm" || { fail "$spec: no carry to drop in the .S"; return 1; }
     echo "BROKEN $(cat "$dir/shape")" >"$dir/shape"
@@ -131,6 +155,8 @@ build_shape() {
     drop_a_carry "$copy" || { fail "$copyspec: no carry to drop in the copy"; return 1; }
     echo "BROKEN-COPY $(cat "$dir/copy-shape")" >"$dir/copy-shape"
   fi
+  # A body that needs ADX (its ALTERNATIVE runs an adc body elsewhere) is booted on qemu64 too.
+  grep -qs X86_FEATURE_ADX "$asm" "$copy" && touch "$dir/adx"
   local start=$SECONDS
   if ! make -C "$src" O="$build" -j"$(nproc)" bzImage modules >"$dir/build.log" 2>&1; then
     fail "building $(cat "$dir/shape") (see $dir/build.log)"; tail -20 "$dir/build.log"; return 1
@@ -139,6 +165,9 @@ build_shape() {
   if grep -E "objtool:|WARNING:" "$dir/build.log"; then fail "objtool or modpost warnings building $(cat "$dir/shape")"; return 1; fi
   grep -q "AS.*arch/x86/lib/csum-partial_64.o" "$dir/build.log" || { fail "$(cat "$dir/shape"): the .S was not assembled"; return 1; }
   grep -q "AS.*arch/x86/lib/csum-copy_64.o" "$dir/build.log" || { fail "$(cat "$dir/copy-shape"): the copy was not assembled"; return 1; }
+  if [[ -f $dir/multi ]] && ! grep -q "CC.*arch/x86/lib/csum-select_64.o" "$dir/build.log"; then
+    fail "$(cat "$dir/shape"): csum-select_64.c was not compiled"; return 1
+  fi
   grep -qw csum_partial "$build/Module.symvers" || { fail "csum_partial is not exported (Module.symvers)"; return 1; }
   cp "$build/arch/x86/boot/bzImage" "$dir/bzImage"
   local size
@@ -155,13 +184,18 @@ build_shape() {
   return 0
 }
 
-# boot_shape N [CPU]: boots $WORK/shapeN/bzImage on qemu's CPU model CPU (default max), drives the traffic, and leaves the console in
+# boot_shape N [CPU [APPEND [BYTES]]]: boots $WORK/shapeN/bzImage on qemu's CPU model CPU
+# (default max) with APPEND on the kernel command line, drives the traffic (BYTES of TCP each
+# way; default the full amount on max, less elsewhere), and leaves the console in
 # $WORK/shapeN/console.txt and the host's log in traffic.log. Returns traffic.py's status.
+# A broken kernel gets the quick check (traffic.py --first-failure): it only has to be caught.
 boot_shape() {
-  local n=$1 cpu=${2:-max} dir=$WORK/shape$1 bytes=$BYTES deadline=$((TIMEOUT - 120)) first=()
+  local n=$1 cpu=${2:-max} append=${3:-} dir=$WORK/shape$1 bytes=$BYTES deadline=$((TIMEOUT - 120)) first=()
   # The second boot, on a CPU without ADX, checks the same code's other body: less traffic.
   [[ $cpu != max ]] && bytes=$((4 << 20))
+  [[ -n ${4:-} ]] && bytes=$4
   [[ $(cat "$dir/shape" "$dir/copy-shape") == *BROKEN* ]] && { bytes=$((4 << 20)); deadline=75; first=(--first-failure); }
+  echo "$bytes" >"$dir/bytes"
   local root=$dir/initramfs
   rm -rf "$root" && mkdir -p "$root"/{bin,proc,sys,dev,modules,tmp}
   cp "$(command -v busybox)" "$root/bin/busybox"
@@ -177,7 +211,7 @@ boot_shape() {
   local start=$SECONDS
   timeout "$TIMEOUT" qemu-system-x86_64 -accel tcg -cpu "$cpu" -m 512 -nographic -no-reboot \
     -kernel "$dir/bzImage" -initrd "$dir/initramfs.cpio.gz" \
-    -append "console=ttyS0 panic=-1 oops=panic csumtune.seconds=$deadline" \
+    -append "console=ttyS0 panic=-1 oops=panic csumtune.seconds=$deadline${append:+ $append}" \
     -netdev "user,id=n0,restrict=on,ipv4=on,ipv6=on,hostfwd=tcp:127.0.0.1:$tcp-:7000,hostfwd=udp:127.0.0.1:$udp-:7001" \
     -device virtio-net-pci,netdev=n0,csum=off,guest_csum=off >"$dir/console.log" 2>&1 &
   local qemu=$!
@@ -192,11 +226,18 @@ boot_shape() {
   return $traffic
 }
 
-# verdict N TRAFFIC_STATUS: one PASS/FAIL line for a good kernel.
+# verdict N TRAFFIC_STATUS [CPU [BODY [APPEND]]]: one PASS/FAIL line for a good kernel; BODY:
+# the start of what its "csumtune: csum_partial:" line must say (a tree of several bodies).
 verdict() {
-  local n=$1 traffic=$2 cpu=${3:-max} dir=$WORK/shape$1 problems=()
-  local console=$dir/console.txt shape
-  shape="$(cat "$dir/shape") (-cpu $cpu)"
+  local n=$1 traffic=$2 cpu=${3:-max} body=${4:-} dir=$WORK/shape$1 problems=()
+  local console=$dir/console.txt shape picked=""
+  shape="$(cat "$dir/shape") (-cpu $cpu${5:+, $5})"
+  if [[ -n $body ]]; then
+    picked=$(grep -o "csumtune: csum_partial: .*" "$console" | head -2)
+    [[ $(grep -c "csumtune: csum_partial: " "$console") == 1 && $picked == "csumtune: csum_partial: $body"* ]] ||
+      problems+=("picked '$picked', not '$body'")
+    picked="; $picked"
+  fi
   grep -q "csumtune-e2e: all done" "$console" || problems+=("the guest did not finish")
   grep -qE "Oops|BUG:|Kernel panic|general protection fault|Call Trace|invalid opcode" "$console" && problems+=("the kernel oopsed")
   # virtio-net in 6.1 always sets rx-checksumming (NETIF_F_RXCSUM); without GUEST_CSUM the
@@ -221,13 +262,13 @@ verdict() {
   local taint
   taint=$(sed -n 's/.*csumtune-e2e: tainted \([0-9]*\).*/\1/p' "$console")
   [[ -n $taint && $(( taint & ~(4096 | 8192) )) -eq 0 ]] || problems+=("tainted '$taint'")
-  local tcp_bytes=$BYTES
-  [[ $cpu != max ]] && tcp_bytes=$((4 << 20))
+  local tcp_bytes
+  tcp_bytes=$(cat "$dir/bytes")
   local moved times
   moved="$((2 * tcp_bytes)) TCP bytes (SHA-256 equal both ends), 1472 UDP datagrams, $pings pings, $(grep -o 'icmp-socket [0-9]* echoes' "$console"), $(grep -o '[0-9]* of [0-9]* EFAULT' "$dir/traffic.log") on receive, $(grep -o 'send-faults [0-9]* sends' "$console" | cut -d' ' -f2) EFAULT on send"
   times="build $(cat "$dir/build.seconds") s, boot+traffic $(cat "$dir/boot.seconds") s under TCG"
   if [[ ${#problems[@]} -eq 0 ]]; then
-    pass "$shape: csum_partial $(cat "$dir/size") bytes; copy $(cat "$dir/copy-shape"): csum_partial_copy_generic $(cat "$dir/copy-size") bytes; $moved; InCsumErrors 0; module harness PASS ($times)"
+    pass "$shape$picked: csum_partial $(cat "$dir/size") bytes; copy $(cat "$dir/copy-shape"): csum_partial_copy_generic $(cat "$dir/copy-size") bytes; $moved; InCsumErrors 0; module harness PASS ($times)"
   else
     fail "$shape: $(printf '%s; ' "${problems[@]}") ($times; console $console)"
   fi
@@ -256,6 +297,16 @@ for n in "${!specs[@]}"; do
   spec=${specs[$n]}
   build_shape "$n" "$spec" "${copies[$n]}" || continue
   log "built $(cat "$WORK/shape$n/shape") + copy $(cat "$WORK/shape$n/copy-shape") in $(cat "$WORK/shape$n/build.seconds") s, objtool and modpost clean"
+  if [[ -f $WORK/shape$n/multi ]]; then
+    # The tree of several bodies: each boot must log the body it should pick, and why.
+    for boot in "${multi_boots[@]}"; do
+      IFS='|' read -r cpu body append bytes <<<"$boot"
+      boot_shape "$n" "$cpu" "$append" "$bytes"
+      verdict "$n" $? "$cpu" "$body" "$append"
+      cp "$WORK/shape$n/console.txt" "$WORK/shape$n/console.${cpu%%,*}${append:+.$append}.txt"
+    done
+    continue
+  fi
   boot_shape "$n"
   traffic=$?
   if [[ $(cat "$WORK/shape$n/shape") == BROKEN* ]]; then
@@ -277,12 +328,15 @@ for n in "${!specs[@]}"; do
     fi
   else
     verdict "$n" "$traffic" max
-    # Every good kernel boots on a CPU without ADX too (qemu64): a file that needs it runs
-    # its ALTERNATIVE's adc body there, and must never take an invalid opcode.
-    boot_shape "$n" qemu64
-    verdict "$n" $? qemu64
+    # A kernel whose csum_partial or copy needs ADX boots on a CPU without it too (qemu64): its
+    # ALTERNATIVE's adc body runs there, and must never take an invalid opcode. (A file that
+    # needs nothing of the CPU runs the same code there: that boot would test nothing new.)
+    if [[ -f $WORK/shape$n/adx ]]; then
+      boot_shape "$n" qemu64
+      verdict "$n" $? qemu64
+    fi
   fi
 done
 restore_tree
-log "(times are emulated by TCG: not speeds)"
+log "kernel.tree took $SECONDS s (times are emulated by TCG: not speeds)"
 finish

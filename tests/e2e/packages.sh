@@ -73,6 +73,6 @@ unpack_kernel_tree() {
 #   restore_kernel_tree VERSION CACHE
 restore_kernel_tree() {
   local lib=$2/linux-source-$1/arch/x86/lib
-  rm -f "$lib"/csum-partial_64.S "$lib"/*.orig "$lib"/*.rej
+  rm -f "$lib"/csum-partial_64.S "$lib"/csum-select_64.c "$lib"/*.orig "$lib"/*.rej
   cp "$2"/pristine/{csum-partial_64.c,csum-copy_64.S,Makefile} "$lib/"
 }

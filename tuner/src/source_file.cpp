@@ -29,7 +29,7 @@ std::string registerList(const std::vector<asmjit::x86::Gp>& regs) {
 std::string needsLine(const SourceRequest& request) {
   const std::string features = cpuFeatureList(request.params);
   if (features.empty()) return "nothing beyond x86-64 (general-purpose instructions only)";
-  if (request.style == SourceStyle::Kernel) {
+  if (request.style == SourceStyle::Kernel && request.adxAlternative) {
     return fmt::format(
         "{} for this body; without it the entry's ALTERNATIVE runs {}_noadx,\n"
         " *               the same loop with adc (no ADX instruction)",
@@ -243,7 +243,7 @@ std::string renderSource(const SourceRequest& request) {
   // The copy needs the exception-table macro, not EXPORT_SYMBOL: the tree exports its callers.
   std::string includes = kernelCopy ? "#include <asm/asm.h>\t\t/* _ASM_EXTABLE_UA */"
                                     : exportInclude(request.kernelVersion);
-  if (needsAdxFallback(request.params, request.style)) {
+  if (request.adxAlternative && needsAdxFallback(request.params, request.style)) {
     includes +=
         "\n#include <asm/alternative.h>\t/* ALTERNATIVE: the body picked at boot */"
         "\n#include <asm/cpufeatures.h>\t/* X86_FEATURE_ADX */";
@@ -257,7 +257,7 @@ std::string renderSource(const SourceRequest& request) {
   // jump to another function from csum_partial_copy_generic, which runs with user access
   // enabled, is a call objtool refuses ("call to ... with UACCESS enabled").
   std::string entry, fallback;
-  if (needsAdxFallback(request.params, request.style)) {
+  if (request.adxAlternative && needsAdxFallback(request.params, request.style)) {
     const std::string noAdx = request.symbol + "_noadx";
     entry = fmt::format("\tALTERNATIVE \"jmp .L{}\", \"\", X86_FEATURE_ADX\n", noAdx);
     const gen::Params plain = withoutAdx(request.params);

@@ -22,6 +22,9 @@ struct SourceRequest {
   // The kernel tree the file goes into (major, minor): its one EXPORT_SYMBOL include instead
   // of the version test that serves any tree.
   std::optional<std::pair<int, int>> kernelVersion;
+  // Kernel style: a body that needs ADX carries an ALTERNATIVE to an adc body for CPUs without
+  // it. Off where the caller picks the body by CPU itself (patch with several --results).
+  bool adxAlternative = true;
 };
 
 // Throws gen::ParamsError for a bad symbol name or a family the style cannot take.

@@ -11,8 +11,10 @@
 #include "cli_support.hpp"
 #include "commands.hpp"
 #include "csumtune/results/document.hpp"
+#include "library/library_inputs.hpp"
 #include "patch/kernel_patch.hpp"
 #include "patch/make_patch.hpp"
+#include "library/multi_patch.hpp"
 #include "report/results_file.hpp"
 
 namespace csumtune::cli {
@@ -21,7 +23,8 @@ namespace {
 struct PatchOptions {
   std::string tree;
   std::string params;
-  std::string results;
+  std::vector<std::string> results;  // one; several (one per CPU key) pick a body at boot
+  std::string fallback;              // with several: the generic body's params
   std::string out = "-";
   bool noFigures = false;
   int cpu = -1;
@@ -31,6 +34,7 @@ struct PatchOptions {
 tuner::PatchRequest requestOf(const PatchOptions& o) {
   if (o.params.empty() == o.results.empty())
     throw tuner::BadRequest("patch needs --params P or --results FILE");
+  const std::string& resultsFile = o.results.empty() ? std::string() : o.results.front();
   tuner::PatchRequest request;
   request.tree = o.tree;
   request.figures = !o.noFigures;
@@ -39,11 +43,11 @@ tuner::PatchRequest requestOf(const PatchOptions& o) {
     request.params = parseParamsOption(o.params);
     return request;
   }
-  request.params = tuner::readWinnerParams(o.results);
-  const auto header = results::readHeader(results::readDocument(o.results, "read the winner"),
-                                          o.results, "read the winner");
+  request.params = tuner::readWinnerParams(resultsFile);
+  const auto header = results::readHeader(results::readDocument(resultsFile, "read the winner"),
+                                          resultsFile, "read the winner");
   request.tunedOn =
-      tuner::TunedOn{o.results,
+      tuner::TunedOn{resultsFile,
                      header.cpuBrand,
                      header.cpuKey,
                      header.profile,
@@ -74,9 +78,50 @@ void refuseOutputOverInput(const std::string& out, const tuner::PatchRequest& re
   }
 }
 
+// Several --results (or --fallback): one body per CPU key and a generic one, picked at boot.
+int runMultiPatch(const PatchOptions& o) {
+  if (!o.params.empty())
+    throw tuner::BadRequest("--params goes with one body: give --results RUN, one per CPU");
+  if (o.cpu != -1)
+    throw tuner::BadRequest("--cpu times one body: a patch of several bodies has no figures");
+  tuner::MultiPatchRequest request;
+  request.tree = o.tree;
+  request.results = o.results;
+  if (!o.fallback.empty()) request.fallback = parseParamsOption(o.fallback);
+  if (o.out != "-") {
+    namespace fs = std::filesystem;
+    std::vector<std::string> inputs = tuner::multiPatchedFiles(request);
+    for (const std::string& r : o.results) inputs.push_back(tuner::resultsFileOf(r));
+    std::error_code ec;
+    const fs::path target = fs::weakly_canonical(o.out, ec);
+    for (const std::string& input : inputs) {
+      std::error_code ec2, ec3;
+      const bool same = (!ec && target == fs::weakly_canonical(input, ec2) && !ec2) ||
+                        (fs::exists(o.out, ec3) && fs::exists(input, ec3) &&
+                         fs::equivalent(o.out, input, ec3) && !ec3);
+      if (same)
+        throw tuner::BadRequest(
+            fmt::format("-o {} is {}, which the patch reads or changes: refused", o.out, input));
+    }
+  }
+  request.accepted = [&o] { checkOutput(o.out); };
+  tuner::PatchResult patch;
+  try {
+    patch = tuner::makeMultiPatch(request);
+  } catch (const tuner::TreeError& e) {
+    throw tuner::BadRequest(e.what());
+  } catch (const gen::ParamsError& e) {
+    throw tuner::BadRequest(e.what());
+  }
+  for (const std::string& note : patch.notes) std::cerr << "csumtune: note: " << note << "\n";
+  writeOutput(o.out, patch.text);
+  return 0;
+}
+
 int runPatch(const PatchOptions& o) {
+  if (o.results.size() > 1 || !o.fallback.empty()) return runMultiPatch(o);
   tuner::PatchRequest request = requestOf(o);
-  refuseOutputOverInput(o.out, request, o.results);
+  refuseOutputOverInput(o.out, request, o.results.empty() ? std::string() : o.results.front());
   request.accepted = [&o] { checkOutput(o.out); };
   tuner::PatchResult patch;
   try {
@@ -104,7 +149,12 @@ void addPatchCommand(CLI::App& app, int& exitCode) {
       "shape for a git checkout; no Signed-off-by: add yours)");
   cmd->add_option("--tree", o->tree, "The kernel tree (its top directory)")->required();
   cmd->add_option("--params", o->params, "Kernel parameters (kernel-safe)");
-  cmd->add_option("--results", o->results, "A results.json whose winner to use");
+  cmd->add_option("--results", o->results,
+                  "A results.json whose winner to use; repeated (one kernel-safe run per CPU "
+                  "key): one body per CPU and a generic body, picked at boot");
+  cmd->add_option("--fallback", o->fallback,
+                  "With several --results: the generic body's params (default carry=adc, "
+                  "emit --library's portable body); must run on every x86-64 CPU");
   cmd->add_option("-o,--out,--output", o->out, "Output file (- = stdout)")->capture_default_str();
   cmd->add_flag("--no-figures", o->noFigures,
                 "Do not build and time the tree's own file for the commit message");

@@ -202,10 +202,45 @@ std::string fileDiff(const std::string& path, const std::string& before, const s
   return out;
 }
 
+std::string contextDiff(const std::string& path, const std::string& before,
+                        const std::string& after) {
+  const auto oldLines = linesOf(before), newLines = linesOf(after);
+  std::size_t head = 0;
+  while (head < oldLines.size() && head < newLines.size() && oldLines[head] == newLines[head])
+    ++head;
+  std::size_t tail = 0;
+  while (tail < oldLines.size() - head && tail < newLines.size() - head &&
+         oldLines[oldLines.size() - 1 - tail] == newLines[newLines.size() - 1 - tail])
+    ++tail;
+  const std::size_t context = 3;
+  const std::size_t from = head > context ? head - context : 0;
+  const std::size_t keep = std::min(tail, context);
+  const std::size_t oldEnd = oldLines.size() - tail + keep, newEnd = newLines.size() - tail + keep;
+  std::string out = fmt::format("diff --git a/{0} b/{0}\n--- a/{0}\n+++ b/{0}\n", path);
+  out += fmt::format("@@ -{},{} +{},{} @@\n", from + 1, oldEnd - from, from + 1, newEnd - from);
+  for (std::size_t i = from; i < head; ++i) out += " " + oldLines[i] + "\n";
+  for (std::size_t i = head; i < oldLines.size() - tail; ++i) out += "-" + oldLines[i] + "\n";
+  for (std::size_t i = head; i < newLines.size() - tail; ++i) out += "+" + newLines[i] + "\n";
+  for (std::size_t i = oldLines.size() - tail; i < oldEnd; ++i) out += " " + oldLines[i] + "\n";
+  return out;
+}
+
 std::string renderPatch(const PatchText& patch) {
   std::vector<Change> changes;
   std::string diffs;
   for (const auto& [path, texts] : patch.files) {
+    if (std::find(patch.contextDiffs.begin(), patch.contextDiffs.end(), path) !=
+        patch.contextDiffs.end()) {
+      const std::string diff = contextDiff(path, texts.first, texts.second);
+      Change change{path};
+      for (const std::string& line : linesOf(diff)) {
+        if (line.starts_with("+") && !line.starts_with("+++")) ++change.added;
+        if (line.starts_with("-") && !line.starts_with("---")) ++change.removed;
+      }
+      changes.push_back(change);
+      diffs += diff;
+      continue;
+    }
     changes.push_back(changeOf(path, texts.first, texts.second));
     diffs += fileDiff(path, texts.first, texts.second);
   }

@@ -42,6 +42,11 @@ KernelTree readKernelTree(const std::string& root, PatchTarget target = PatchTar
 // `before` or `after` empty: the file is created or deleted.
 std::string fileDiff(const std::string& path, const std::string& before, const std::string& after);
 
+// One hunk from the first to the last line that differs, with three lines of context each
+// side: how a patch changes a line of a file it keeps (both texts non-empty).
+std::string contextDiff(const std::string& path, const std::string& before,
+                        const std::string& after);
+
 struct PatchText {
   std::string subject;  // "x86/csum: ..."
   std::string body;     // the commit message after the subject
@@ -50,6 +55,9 @@ struct PatchText {
   std::vector<std::pair<std::string, std::pair<std::string, std::string>>>
       files;              // path, before, after
   std::string generator;  // "csumtune 0.1.0", the signature line
+  // Paths of `files` diffed as one hunk around the changed lines with three lines of context
+  // (a line changed in a file the patch keeps, e.g. a Makefile), not as a whole-file change.
+  std::vector<std::string> contextDiffs;
 };
 
 // A paragraph wrapped at 72 columns, as commit messages are (words never split).
