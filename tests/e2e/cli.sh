@@ -82,6 +82,17 @@ expect 2 "" -- "$CSUMTUNE" bench --repeat 2
 expect 2 "" -- "$CSUMTUNE" bench --offset 64
 expect 2 "" -- "$CSUMTUNE" bench --format xml
 expect 2 "adcx needs an even chain count" -- "$CSUMTUNE" bench --params carry=adcx,chains=1
+expect 2 "runs backwards" -- "$CSUMTUNE" bench --sizes 64-8
+expect 2 "more than 4096 lengths" -- "$CSUMTUNE" bench --sizes 1-5000
+expect 2 "not thread" -- "$CSUMTUNE" bench --count-instructions --sizes 8 --format thread
+expect 2 "not --candidates" -- "$CSUMTUNE" bench --count-instructions --candidates "$(dirname "$0")/../../results/candidates.txt"
+# --count-instructions: every length of a range, one count per row and length (exact; no timing).
+if out=$("$CSUMTUNE" bench --count-instructions --baseline --sizes 1-3,40 --format csv 2>/dev/null) &&
+  [[ $(grep -c '^"linux-v6.8",' <<<"$out") -eq 4 && $(grep -c '^"carry=adc' <<<"$out") -eq 4 ]]; then
+  pass "bench --count-instructions counts every row at every length of 1-3,40"
+else
+  fail "bench --count-instructions: $out"
+fi
 expect 2 "too small" -- "$CSUMTUNE" bench --cache cold --set-size 1 --sizes 1000000 --repeat 5
 expect 2 "needs ADX" -- env CSUMTUNE_DISABLE_FEATURES=ADX "$CSUMTUNE" bench --params carry=adcx,chains=2,unroll=2
 

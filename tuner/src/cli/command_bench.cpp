@@ -39,6 +39,7 @@ struct BenchOptions {
   std::vector<std::string> twoPass;
   BenchFormat format = BenchFormat::Table;
   std::string output;
+  bool countInstructions = false;
 };
 
 std::string formatted(const tuner::BenchReport& report, BenchFormat format) {
@@ -87,6 +88,25 @@ tuner::CandidateBench runCandidateBench(const BenchOptions& options,
   return tuner::benchCandidates(candidates, hooks);
 }
 
+// bench --count-instructions: the same rows, counted instead of timed.
+void writeInstructionCounts(const BenchOptions& options, const tuner::HostBenchRequest& request,
+                            const tuner::HostBenchHooks& hooks) {
+  if (!options.candidates.empty())
+    throw tuner::BadRequest("--count-instructions counts --params rows, not --candidates");
+  const tuner::InstructionTable table = tuner::countOnHost(request, hooks);
+  switch (options.format) {
+    case BenchFormat::Json:
+      return writeOutput(options.output, tuner::formatInstructionJson(table));
+    case BenchFormat::Csv:
+      return writeOutput(options.output, tuner::formatInstructionCsv(table));
+    case BenchFormat::Thread:
+      throw tuner::BadRequest("--count-instructions prints table, json or csv (not thread)");
+    case BenchFormat::Table:
+      break;
+  }
+  writeOutput(options.output, tuner::formatInstructionTable(table));
+}
+
 void runBench(const BenchOptions& options) {
   checkOutput(options.output);
   if (options.candidates.empty() && !options.profiles.empty())
@@ -107,6 +127,7 @@ void runBench(const BenchOptions& options) {
   const bool progress = isatty(STDERR_FILENO);
   tuner::HostBenchHooks hooks;
   hooks.note = [](const std::string& note) { std::cerr << "csumtune: " << note << "\n"; };
+  if (options.countInstructions) return writeInstructionCounts(options, request, hooks);
   hooks.progress = [progress](std::size_t done, std::size_t total) {
     if (progress) std::fprintf(stderr, "\rbench: %zu/%zu samples", done, total);
   };
@@ -161,7 +182,8 @@ void addBenchCommand(CLI::App& app) {
                   "With --candidates: a workload profile to score the candidates on (repeatable; "
                   "default kernel)");
   auto* sizes =
-      cmd->add_option("--sizes", options->sizes, "Buffer lengths in bytes, comma-separated")
+      cmd->add_option("--sizes", options->sizes,
+                      "Buffer lengths in bytes, comma-separated; FROM-TO: every length in it")
           ->capture_default_str();
   addChoice(cmd, "--cache", options->request.cache, kCaches,
             "hot (same buffer) or cold (random positions in a large set)");
@@ -183,6 +205,10 @@ void addBenchCommand(CLI::App& app) {
       ->check(CLI::Range(0, 4095));
   cmd->add_flag("--latency", options->request.latency,
                 "Serialize calls: each buffer address waits for the previous result (no overlap)");
+  cmd->add_flag("--count-instructions", options->countInstructions,
+                "Count the instructions one call executes at each size instead of timing "
+                "(each call single-stepped under ptrace in a child process; the same rows, "
+                "verified first; table, json or csv)");
   cmd->add_flag("--tsc", options->request.tsc,
                 "Use the TSC even when hardware cycles are available");
   addChoice(cmd, "--format", options->format,

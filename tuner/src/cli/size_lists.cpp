@@ -39,8 +39,25 @@ int parseLength(const std::string& item) {
 }  // namespace
 
 std::vector<int> parseSizes(const std::string& text) {
+  // A range FROM-TO stands for every length in it: the short lengths are compared one by one.
+  constexpr std::size_t kMaxSizes = 4096;
   std::vector<int> sizes;
-  for (const std::string& item : splitCommas(text)) sizes.push_back(parseLength(item));
+  for (const std::string& item : splitCommas(text)) {
+    const auto dash = item.find('-', 1);
+    if (dash == std::string::npos) {
+      sizes.push_back(parseLength(item));
+    } else {
+      const int from = parseLength(item.substr(0, dash));
+      const int to = parseLength(item.substr(dash + 1));
+      if (to < from) throw tuner::BadRequest(fmt::format("size range '{}' runs backwards", item));
+      if (static_cast<std::size_t>(to - from) >= kMaxSizes)
+        throw tuner::BadRequest(
+            fmt::format("size range '{}' has more than {} lengths", item, kMaxSizes));
+      for (int len = from; len <= to; ++len) sizes.push_back(len);
+    }
+    if (sizes.size() > kMaxSizes)
+      throw tuner::BadRequest(fmt::format("more than {} sizes", kMaxSizes));
+  }
   return sizes;
 }
 

@@ -13,6 +13,7 @@
 #include "measure/code_size.hpp"
 #include "measure/contention.hpp"
 #include "measure/host_contention.hpp"
+#include "measure/instruction_count.hpp"
 #include "measure/kernel_source.hpp"
 #include "measure/placement.hpp"
 #include "measure/timed_kernels.hpp"
@@ -277,6 +278,32 @@ BenchReport benchOnHost(const HostBenchRequest& request, const HostBenchHooks& h
     baseline = kernels.timed.front().name;
   }
   return buildBenchReport(setup, samples, baseline);
+}
+
+InstructionTable countOnHost(const HostBenchRequest& request, const HostBenchHooks& hooks) {
+  if (request.sizes.empty()) throw BadRequest("bench needs at least one buffer length");
+  const KernelSet kernels = prepareKernels(request, hooks);
+  InstructionTable table;
+  table.cpu = hostCpu();
+  table.sizes = request.sizes;
+  table.offset = request.offset;
+  InstructionCountRequest count;
+  count.sizes = request.sizes;
+  count.offset = request.offset;
+  count.seed = request.seed;
+  for (const TimedKernel& kernel : kernels.timed) {
+    if (kernel.call == TimedKernel::Call::MemcpyThenSum) {
+      table.notCounted.push_back(kernel.name + " (memcpy is the C library's)");
+      continue;
+    }
+    try {
+      table.rows.push_back({kernel.name, kernel.params, toString(kernel.kind), kernel.bytes,
+                            countInstructions(kernel, count)});
+    } catch (const InstructionCountError& e) {
+      throw BadRequest(e.what());
+    }
+  }
+  return table;
 }
 
 }  // namespace csumtune::tuner

@@ -12,6 +12,7 @@
 #include "csumtune/gen/params.hpp"
 #include "measure/workload.hpp"
 #include "report/bench_report.hpp"
+#include "report/instruction_table.hpp"
 
 namespace csumtune::tuner {
 
@@ -44,5 +45,10 @@ struct HostBenchHooks {
 // that cannot be pinned, a kernel this CPU cannot run); CheckFailed when a kernel is wrong
 // (nothing is timed then).
 BenchReport benchOnHost(const HostBenchRequest& request, const HostBenchHooks& hooks);
+
+// bench --count-instructions: the same kernels and baselines, proven correct the same way, and
+// for each the instructions one call executes at each size (no timing; the cache, repeat and
+// CPU options do not change a count). BadRequest where instructions cannot be counted here.
+InstructionTable countOnHost(const HostBenchRequest& request, const HostBenchHooks& hooks);
 
 }  // namespace csumtune::tuner

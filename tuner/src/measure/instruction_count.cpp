@@ -1,0 +1,183 @@
+#include "measure/instruction_count.hpp"
+
+#include <signal.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <random>
+
+#include <fmt/format.h>
+
+// A function that is one `ret` and nothing else: the empty twin of every call, so that the
+// caller's side of a call (argument set-up, the call, storing the result) can be subtracted.
+// A C++ function returning 0 would add an `xor` of its own.
+asm(R"(
+  .text
+  .p2align 4
+  .type csumtune_instruction_count_empty, @function
+csumtune_instruction_count_empty:
+  ret
+  .size csumtune_instruction_count_empty, .-csumtune_instruction_count_empty
+)");
+extern "C" std::uint32_t csumtune_instruction_count_empty(const void*, int, std::uint32_t);
+
+namespace csumtune::tuner {
+namespace {
+
+constexpr int kChildCannotTrace = 97;
+// A call that steps this often is not a checksum of a buffer bench times (a loop that never ends).
+constexpr std::uint64_t kMaxSteps = 200'000'000;
+
+struct Call {
+  KernelFn fn = nullptr;
+  CopyFn copyFn = nullptr;
+};
+
+// The region the parent counts: everything between the two int3. Empty and real calls run
+// this same code, so the difference of their counts is the callee's own.
+[[gnu::noinline]] std::uint32_t bracketedCall(Call call, const void* buf, void* dst, int len,
+                                              std::uint32_t sum) {
+  asm volatile("int3" ::: "memory");
+  const std::uint32_t result =
+      call.copyFn ? call.copyFn(buf, dst, len, sum) : call.fn(buf, len, sum);
+  asm volatile("int3" ::: "memory");
+  return result;
+}
+
+// The child: stops until the parent traces it, then for each size the empty call and the real
+// one. Only async-signal-safe calls after fork.
+[[noreturn]] void runChild(Call real, Call empty, const InstructionCountRequest& request,
+                           const std::uint8_t* buf, std::uint8_t* dst) {
+  if (ptrace(PTRACE_TRACEME, 0, nullptr, nullptr) != 0) _exit(kChildCannotTrace);
+  raise(SIGSTOP);
+  volatile std::uint32_t sink = 0;
+  for (const int len : request.sizes) {
+    sink = sink + bracketedCall(empty, buf, dst, len, request.sum);
+    sink = sink + bracketedCall(real, buf, dst, len, request.sum);
+  }
+  _exit(0);
+}
+
+class TracedChild {
+ public:
+  explicit TracedChild(pid_t pid) : pid_(pid) {}
+  TracedChild(const TracedChild&) = delete;
+  TracedChild& operator=(const TracedChild&) = delete;
+  ~TracedChild() {
+    if (pid_ <= 0) return;
+    kill(pid_, SIGKILL);
+    int status = 0;
+    waitpid(pid_, &status, 0);
+  }
+
+  // Waits for the child's next stop; `what` names the step for a message.
+  int waitStop(const char* what) {
+    int status = 0;
+    while (waitpid(pid_, &status, 0) < 0) {
+      if (errno != EINTR) throw InstructionCountError(fmt::format("waitpid: {}", strerror(errno)));
+    }
+    if (WIFEXITED(status)) {
+      pid_ = 0;
+      if (WEXITSTATUS(status) == kChildCannotTrace) {
+        throw InstructionCountError(
+            "cannot count instructions here: ptrace is not permitted (a seccomp profile or "
+            "kernel.yama.ptrace_scope=3)");
+      }
+      throw InstructionCountError(
+          fmt::format("the counting child exited ({}) {}", WEXITSTATUS(status), what));
+    }
+    if (WIFSIGNALED(status)) {
+      pid_ = 0;
+      throw InstructionCountError(
+          fmt::format("the counting child died of signal {} {}", WTERMSIG(status), what));
+    }
+    return WSTOPSIG(status);
+  }
+
+  void resume(__ptrace_request how) {
+    if (ptrace(how, pid_, nullptr, nullptr) != 0)
+      throw InstructionCountError(fmt::format("ptrace: {}", strerror(errno)));
+  }
+
+  // From the opening int3 to the closing one: the instructions executed between them.
+  std::uint64_t countToNextBreakpoint(const std::string& name, int len) {
+    resume(PTRACE_CONT);
+    if (waitStop("before a call") != SIGTRAP)
+      throw InstructionCountError("the counting child stopped on another signal");
+    for (std::uint64_t steps = 0; steps < kMaxSteps; ++steps) {
+      resume(PTRACE_SINGLESTEP);
+      const int signal = waitStop("while single-stepping");
+      if (signal != SIGTRAP) {
+        throw InstructionCountError(fmt::format("{} at {} bytes: signal {} ({}) while counting",
+                                                name, len, signal, strsignal(signal)));
+      }
+      siginfo_t info{};
+      if (ptrace(PTRACE_GETSIGINFO, pid_, nullptr, &info) != 0)
+        throw InstructionCountError(fmt::format("ptrace: {}", strerror(errno)));
+      // A step reports TRAP_TRACE; the closing int3 (the step that executed it) SI_KERNEL.
+      if (info.si_code == SI_KERNEL) return steps;
+    }
+    throw InstructionCountError(
+        fmt::format("{} at {} bytes: more than {} instructions", name, len, kMaxSteps));
+  }
+
+  void finish() {
+    resume(PTRACE_CONT);
+    int status = 0;
+    waitpid(pid_, &status, 0);
+    pid_ = 0;
+  }
+
+ private:
+  pid_t pid_;
+};
+
+}  // namespace
+
+std::vector<std::uint64_t> countInstructions(const TimedKernel& kernel,
+                                             const InstructionCountRequest& request) {
+  if (kernel.call == TimedKernel::Call::MemcpyThenSum) {
+    throw InstructionCountError(kernel.name +
+                                ": memcpy's instructions are the C library's, not counted");
+  }
+  int maxLen = 0;
+  for (const int len : request.sizes) maxLen = std::max(maxLen, len);
+  std::vector<std::uint8_t> src(static_cast<std::size_t>(maxLen) + 128);
+  std::vector<std::uint8_t> dst(src.size());
+  std::mt19937_64 random(request.seed);
+  for (auto& byte : src) byte = static_cast<std::uint8_t>(random());
+  const std::uint8_t* buf =
+      src.data() + ((request.offset - reinterpret_cast<std::uintptr_t>(src.data())) & 63);
+
+  Call real, empty;
+  if (kernel.call == TimedKernel::Call::Copy) {
+    real.copyFn = kernel.copyFn;
+    empty.copyFn = reinterpret_cast<CopyFn>(&csumtune_instruction_count_empty);
+  } else {
+    real.fn = kernel.fn;
+    empty.fn = &csumtune_instruction_count_empty;
+  }
+
+  const pid_t pid = fork();
+  if (pid < 0) throw InstructionCountError(fmt::format("fork: {}", strerror(errno)));
+  if (pid == 0) runChild(real, empty, request, buf, dst.data());
+  TracedChild child(pid);
+  if (child.waitStop("before it started") != SIGSTOP)
+    throw InstructionCountError("the counting child did not stop as it should");
+  if (ptrace(PTRACE_SETOPTIONS, pid, nullptr, PTRACE_O_EXITKILL) != 0)
+    throw InstructionCountError(fmt::format("ptrace: {}", strerror(errno)));
+  std::vector<std::uint64_t> counts;
+  for (const int len : request.sizes) {
+    const std::uint64_t caller = child.countToNextBreakpoint("the empty call", len);
+    const std::uint64_t call = child.countToNextBreakpoint(kernel.name, len);
+    // The empty call is the caller's side plus one `ret`.
+    counts.push_back(call + 1 - caller);
+  }
+  child.finish();
+  return counts;
+}
+
+}  // namespace csumtune::tuner
