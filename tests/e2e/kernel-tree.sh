@@ -11,7 +11,11 @@
 # socket (qemu checks their checksums) and the UDP the guest receives; sends from, and
 # receives into, buffers that run into an unmapped page must fail with EFAULT without an
 # oops (the copy's exception-table fixups); the module harness runs inside each kernel.
-# A deliberately broken csum_partial, and a broken copy, (one carry dropped) must be caught.
+# A deliberately broken csum_partial, and a broken copy, (one carry dropped) must be caught
+# (quickly: traffic.py --first-failure). The first tree holds several csum_partial bodies (the
+# committed Zen 4 and Zen 5 kernel-safe runs and a generic one, picked at boot by
+# csum-select_64.c) and boots as each CPU, as a Zen 5 without ADX, and with csumtune=generic,
+# each boot logging the body it picked; its patch is examples/kernel-two-cpu/, byte for byte.
 #
 #   tests/e2e/kernel-tree.sh CSUMTUNE SOURCE_DIR [WORK_DIR]
 #
@@ -137,7 +141,7 @@ build_shape() {
   sed -n 's/^ \* params:[[:space:]]*//p' "$asm" | head -1 >"$dir/shape"
   if [[ $spec == *--results*--results* ]]; then
     [[ -f $select ]] || { fail "$spec: the patch added no csum-select_64.c"; return 1; }
-    echo "several bodies ($(sed -n 's/^\t{ "\([a-z0-9-]*\)".*/\1/p' "$select" | paste -sd, -), generic)" >"$dir/shape"
+    echo "several bodies ($(sed -n 's/^\t{ "\([a-z0-9-]*\)".*/\1/p' "$select" | paste -sd, - | sed 's/,/, /g'), generic)" >"$dir/shape"
     touch "$dir/multi"
   fi
   if [[ $broken == 1 ]]; then
@@ -194,7 +198,9 @@ boot_shape() {
   # The second boot, on a CPU without ADX, checks the same code's other body: less traffic.
   [[ $cpu != max ]] && bytes=$((4 << 20))
   [[ -n ${4:-} ]] && bytes=$4
-  [[ $(cat "$dir/shape" "$dir/copy-shape") == *BROKEN* ]] && { bytes=$((4 << 20)); deadline=75; first=(--first-failure); }
+  if [[ $(cat "$dir/shape" "$dir/copy-shape") == *BROKEN* ]]; then
+    bytes=$((4 << 20)) deadline=75 first=(--first-failure) append="${append:+$append }csumtune.stall=5"
+  fi
   echo "$bytes" >"$dir/bytes"
   local root=$dir/initramfs
   rm -rf "$root" && mkdir -p "$root"/{bin,proc,sys,dev,modules,tmp}

@@ -352,7 +352,9 @@ static int listener(int type, int port) {
   return fd;
 }
 
-static int serve(int tcp_port, int udp_port, int seconds) {
+/* STALL > 0: a TCP connection that brings nothing for STALL seconds is given up (a kernel
+ * expected to fail drops what it sums wrongly: the host's quit must still get through). */
+static int serve(int tcp_port, int udp_port, int seconds, int stall) {
   int tcp = listener(SOCK_STREAM, tcp_port), udp = listener(SOCK_DGRAM, udp_port);
   if (tcp < 0 || udp < 0) return 1;
   /* Non-blocking, because poll() on a blocking UDP socket checks the first datagram's sum
@@ -395,6 +397,10 @@ static int serve(int tcp_port, int udp_port, int seconds) {
     if (fds[0].revents & POLLIN) {
       int fd = accept(tcp, NULL, NULL);
       if (fd < 0) continue;
+      if (stall > 0) {
+        struct timeval wait = {.tv_sec = stall};
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof wait);
+      }
       int outcome = serve_connection(fd);
       if (outcome == keep_open) {
         if (acks >= 0) close(acks);
@@ -414,10 +420,10 @@ int main(int argc, char** argv) {
   if (argc == 3 && strcmp(argv[1], "features") == 0) return features(argv[2]);
   if (argc == 3 && strcmp(argv[1], "echo") == 0) return echo(argv[2]);
   if (argc == 3 && strcmp(argv[1], "send-faults") == 0) return send_faults(argv[2]);
-  if (argc == 5 && strcmp(argv[1], "serve") == 0)
-    return serve(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]));
+  if ((argc == 5 || argc == 6) && strcmp(argv[1], "serve") == 0)
+    return serve(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]), argc == 6 ? atoi(argv[5]) : 0);
   fprintf(stderr,
           "usage: agent features IFACE | agent echo ADDRESS | agent send-faults ADDRESS | agent "
-          "serve TCP_PORT UDP_PORT SECONDS\n");
+          "serve TCP_PORT UDP_PORT SECONDS [STALL]\n");
   return 2;
 }

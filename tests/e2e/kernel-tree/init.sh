@@ -6,6 +6,8 @@ mount -t sysfs sysfs /sys
 mount -t devtmpfs dev /dev
 echo "csumtune-e2e: boot ok, kernel $(uname -r)"
 seconds=$(sed -n 's/.*csumtune.seconds=\([0-9]*\).*/\1/p' /proc/cmdline)
+# A kernel expected to fail: a TCP connection that stalls this long is given up.
+stall=$(sed -n 's/.*csumtune.stall=\([0-9]*\).*/\1/p' /proc/cmdline)
 
 # qemu's user-mode network: the host is 10.0.2.2 and fec0::2, we are .15 and fec0::15.
 ip link set lo up
@@ -40,7 +42,7 @@ echo "0 0" >/proc/sys/net/ipv4/ping_group_range
 /bin/agent send-faults 10.0.2.2
 
 # TCP and UDP, driven by the host (traffic.py); ends when the host says quit or at the deadline.
-/bin/agent serve 7000 7001 "${seconds:-600}"
+/bin/agent serve 7000 7001 "${seconds:-600}" "${stall:-0}"
 
 # The stack's own verdicts: packets whose checksum did not verify. (The datagrams received
 # into faulting buffers count as Udp InErrors, not InCsumErrors.)

@@ -91,6 +91,15 @@ def tcp_transfers(port, size, deadline):
     return ok and good
 
 
+def tcp_upload(port, size, deadline):
+    """SIZE random bytes host to guest, compared by SHA-256; a stall past DEADLINE raises."""
+    payload = os.urandom(size)
+    _, reply = command(port, f"upload {size}", deadline, payload=payload)
+    want = "sha256 " + hashlib.sha256(payload).hexdigest()
+    log(f"tcp host->guest {size} bytes: {'ok' if reply == want else 'FAIL'} (guest '{reply}')")
+    return reply == want
+
+
 class LineReader:
     """Lines from a socket with a deadline per read; a timeout leaves it usable."""
 
@@ -217,10 +226,13 @@ def main():
               lambda: udp_datagrams(args.tcp_port, args.udp_port, deadline),
               lambda: udp_receive_faults(args.tcp_port, args.udp_port, deadline))
     if args.first_failure:
-        # A kernel expected to fail: the UDP datagrams show a wrong sum within seconds (the guest
-        # drops the datagram and counts InCsumErrors), where a TCP transfer would stall until its
-        # timeout and hold the guest's agent until its deadline.
-        checks = (lambda: udp_datagrams(args.tcp_port, args.udp_port, deadline, quick=True),)
+        # A kernel expected to fail only has to be caught, in seconds: 1 MiB up over TCP (the
+        # guest's receive path checks it with csum_partial; a wrong sum stalls it, and the
+        # guest's agent gives the connection up, csumtune.stall=), then the UDP datagrams once
+        # each up to the first that does not arrive (the guest's copy, csum_and_copy_to_user,
+        # checks those).
+        checks = (lambda: tcp_upload(args.tcp_port, 1 << 20, min(deadline, time.time() + 8)),
+                  lambda: udp_datagrams(args.tcp_port, args.udp_port, deadline, quick=True))
     for check in checks:
         try:
             ok &= check()
@@ -230,7 +242,7 @@ def main():
         if not ok and args.first_failure:
             break
     try:
-        command(args.tcp_port, "quit", min(deadline, time.time() + 10) if ok else time.time() + 5)
+        command(args.tcp_port, "quit", min(deadline, time.time() + 10) if ok else time.time() + 15)
     except OSError:
         pass  # a broken kernel may not carry even this; the agent's own deadline ends it
     log("all checks agree" if ok else "FAIL")
