@@ -72,8 +72,10 @@ std::string needsText(const gen::Params& params) {
 std::string bodyList(const std::vector<LibraryVariant>& variants, const gen::Params& fallback) {
   std::string text;
   for (const auto& v : variants)
-    text += fmt::format(" *   {}  {} family 0x{:x} model 0x{:x} stepping {}; needs {}\n", v.cpuKey,
-                        v.vendor, v.family, v.model, v.stepping, needsText(v.source.params));
+    text += fmt::format(
+        " *   {}  {} family 0x{:x} model 0x{:x} stepping {}, needs {}\n", v.cpuKey, v.vendor,
+        v.family, v.model, v.stepping,
+        cpuFeatureList(v.source.params).empty() ? "nothing" : cpuFeatureList(v.source.params));
   text += fmt::format(
       " *   generic  any other x86-64 CPU, and every CPU until the selection runs:\n"
       " *            {}\n",
