@@ -36,6 +36,10 @@ std::string instName(InstId id) {
 
 std::string registerName(const x86::Reg& reg) {
   const auto id = reg.id();
+  if (reg.type() == RegType::kX86_KReg) {
+    if (id >= 8) throw CodegenError("AT&T printer: mask register id out of range");
+    return fmt::format("%k{}", id);
+  }
   if (reg.isVec()) {
     if (id >= 32) throw CodegenError("AT&T printer: vector register id out of range");
     const char* kind = reg.type() == RegType::kX86_Zmm   ? "zmm"
@@ -142,6 +146,13 @@ const std::map<InstId, Form>& vocabulary() {
       {x86::Inst::kIdVpmovsxdq, Form::Plain},
       {x86::Inst::kIdVpdpwssd, Form::Plain},
       {x86::Inst::kIdVzeroupper, Form::Plain},
+      // The middle path (mid=N): AVX-512's byte mask, AVX2's dword mask.
+      {x86::Inst::kIdKmovq, Form::Plain},
+      {x86::Inst::kIdVmovdqu8, Form::Plain},  // under {%kN}{z}
+      {x86::Inst::kIdVmovd, Form::Plain},
+      {x86::Inst::kIdVpmovzxbd, Form::Plain},
+      {x86::Inst::kIdVpcmpgtd, Form::Plain},
+      {x86::Inst::kIdVpmaskmovd, Form::Plain},
   };
   return table;
 }
@@ -302,6 +313,15 @@ class Printer {
         // Without a register operand GNU as cannot infer the size.
         if (!hasReg && memSize != 0) mnemonic += sizeSuffix(memSize);
         break;
+    }
+    // An AVX-512 write mask and zeroing follow the destination (the last AT&T operand).
+    if (inst->hasExtraReg() && !ops.empty()) {
+      const auto& extra = inst->extraReg();
+      if (extra.type() != RegType::kX86_KReg) {
+        throw CodegenError("AT&T printer: an extra register that is not a write mask");
+      }
+      ops.back() += fmt::format("{{%k{}}}", extra.id());
+      if (inst->hasOption(InstOptions::kX86_ZMask)) ops.back() += "{z}";
     }
     std::string text = mnemonic;
     for (std::size_t i = 0; i < ops.size(); ++i) text += (i == 0 ? "\t" : ", ") + ops[i];

@@ -51,6 +51,11 @@ class CarryFamily {
   virtual void emitAfterLoop(EmitContext& /*ctx*/) const {}
   // The largest power of two the scalar tails test: they take every remainder below twice it.
   virtual int scalarTailTop(const Params& params) const;
+  // mid=N (SIMD families only; validation keeps it from the others): the middle path, entered
+  // with the sum in rax, 1 <= len < N in rsi (zero-extended) and nothing pushed, up to its
+  // reduction into rax (and vzeroupper). Returns true when it leaves the last len & 3 bytes at
+  // the pointer, with rsi = len & 3, for the frame's byte tail.
+  virtual bool emitMidPath(EmitContext& /*ctx*/) const { return false; }
 
  private:
   const CarryTraits& traits_;

@@ -3,6 +3,7 @@
 //   eax = sum; if (len <= 0) return            -- reads nothing
 //   zero the second accumulator
 //   if (block > 64 && len < 64) { 32..1-byte tails on rax/rcx; fold; return }   -- no pushes
+//   if (mid && len < mid) { SIMD: whole vectors, the last one masked; reduce; fold; return }
 //   push callee-saved registers the plan needs
 //   if (len >= block) {                        -- shorter buffers skip all of this
 //       zero the other accumulators and counters
@@ -312,6 +313,18 @@ void emitAlignedBytes(EmitContext& ctx, const Gp& scratch, bool known) {
   ctx.b.bind(done);
 }
 
+// The last 0..7 bytes of the byte count at the pointer, as the frame's tail takes them: one
+// load with bounds=aligned, the 4-2-1 ladder, or the overlapping word (len >= 8 only).
+void emitByteTail(EmitContext& ctx, const Gp& scratch) {
+  if (ctx.params.tail == Tail::Ladder && ctx.params.bounds == Bounds::Aligned) {
+    emitAlignedBytes(ctx, scratch, false);
+  } else if (ctx.params.tail == Tail::Ladder) {
+    emitByteLadder(ctx, scratch);
+  } else {
+    emitOverlapTail(ctx);
+  }
+}
+
 // The second accumulator into rax.
 void emitFoldSecond(EmitContext& ctx) {
   const auto& regs = ctx.regs;
@@ -494,6 +507,14 @@ void emitFunction(EmitContext& ctx) {
     ctx.b.jb(tinyBuffer);
   }
   if (!sumFirst) ctx.b.mov(acc0.r32(), edx);  // long buffers start from the sum
+  // mid=N: buffers under N (and not short) take the SIMD family's middle path, which starts
+  // from the sum as long buffers do.
+  Label midBuffer;  // created only when used: other kernels' label numbers stay as they were
+  if (ctx.params.hasMidPath()) {
+    midBuffer = ctx.b.newLabel();
+    ctx.b.cmp(esi, ctx.params.mid);
+    ctx.b.jb(midBuffer);
+  }
   for (const Gp& reg : regs.calleeSaved) ctx.b.push(reg);
 
   emitMainLoop(ctx);
@@ -520,6 +541,14 @@ void emitFunction(EmitContext& ctx) {
     }
     emitTailsAndFold(ctx, ctx.params.shortBelow / 2, shortScratch, nullptr, second);
     if (!sumFirst) emitAddSumLast(ctx);
+    ctx.b.ret();
+  }
+  if (ctx.params.hasMidPath()) {
+    // Nothing pushed; rax holds the sum. A tail=overlap frame without a short path sent
+    // buffers under 8 bytes to the tiny path, so its overlapping word stays in the buffer.
+    ctx.b.bind(midBuffer);
+    if (ctx.family.emitMidPath(ctx)) emitByteTail(ctx, regs.scratch);
+    emitFold64(ctx);
     ctx.b.ret();
   }
   if (tinyPath) {

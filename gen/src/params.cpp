@@ -11,7 +11,8 @@ namespace csumtune::gen {
 namespace {
 
 constexpr std::array<std::string_view, kHintCount> kHintNames{"t0", "t1", "t2", "nta"};
-constexpr std::array<std::string_view, 4> kFeatureNames{"ADX", "AVX2", "AVX512F", "AVX512_VNNI"};
+constexpr std::array<std::string_view, 5> kFeatureNames{"ADX", "AVX2", "AVX512F", "AVX512_VNNI",
+                                                        "AVX512BW"};
 constexpr std::array<std::string_view, kTailCount> kTailNames{"ladder", "overlap"};
 constexpr std::array<std::string_view, kWordsCount> kWordsNames{"ladder", "loop"};
 constexpr std::array<std::string_view, kSumEntryCount> kSumNames{"first", "last"};
@@ -118,6 +119,7 @@ std::string Params::toString() const {
   if (kind != defaults.kind) text += fmt::format(",kind={}", gen::toString(kind));
   if (store != defaults.store) text += fmt::format(",store={}", gen::toString(store));
   if (bounds != defaults.bounds) text += fmt::format(",bounds={}", gen::toString(bounds));
+  if (mid != defaults.mid) text += fmt::format(",mid={}", mid);
   return text;
 }
 
@@ -158,6 +160,7 @@ constexpr KeyRule kKeyRules[] = {
                  std::string_view v) { p.store = parseName<Store>(k, v, kStoreNames); }},
     {"bounds", [](Params& p, std::string_view k,
                   std::string_view v) { p.bounds = parseName<Bounds>(k, v, kBoundsNames); }},
+    {"mid", [](Params& p, std::string_view k, std::string_view v) { p.mid = parseInt(k, v); }},
 };
 constexpr std::size_t kKeyCount = std::size(kKeyRules);
 
@@ -207,6 +210,9 @@ Params Params::canonical() const {
   if (!traitsOf(out.carry).isVector() && out.chains == 1) out.tailChains = Params{}.tailChains;
   // The word loop runs on one chain: the tail chains make no difference then.
   if (out.words == Words::Loop) out.tailChains = Params{}.tailChains;
+  // A middle bound at or below the short path's makes no middle path (decided before the
+  // short bound is normalised: it is compared with the bound that takes effect).
+  if (!out.hasMidPath()) out.mid = 0;
   if (!out.hasShortPath()) {
     out.shortBelow = out.blockBytes() <= Params{}.shortBelow ? 64 : 0;
     out.entry = Entry::Checked;
@@ -266,6 +272,15 @@ std::string validationError(const Params& p) {
     return fmt::format("short must be 0 (none) or one of {} (got {})",
                        fmt::join(std::begin(bounds), std::end(bounds), ", "), p.shortBelow);
   }
+  const auto& mids = L::kMidBounds;
+  if (p.mid != 0 && std::find(std::begin(mids), std::end(mids), p.mid) == std::end(mids)) {
+    return fmt::format("mid must be 0 (none) or one of {} (got {})",
+                       fmt::join(std::begin(mids), std::end(mids), ", "), p.mid);
+  }
+  if (p.mid != 0 && (!traits.isVector() || p.kind != Kind::Sum)) {
+    return "mid is for summing kernels (kind=sum) of the SIMD families (avx2, avx512, "
+           "avx512vnni): its last vector is a masked load";
+  }
   return {};
 }
 
@@ -275,7 +290,11 @@ void validate(const Params& params) {
 
 std::vector<CpuFeature> requiredFeatures(const Params& params) {
   const auto features = traitsOf(params.carry).features;
-  return {features.begin(), features.end()};
+  std::vector<CpuFeature> out{features.begin(), features.end()};
+  // The AVX-512 middle path's byte-masked load (vmovdqu8, kmovq) is AVX512BW.
+  if (params.hasMidPath() && traitsOf(params.carry).unitBytes == 64)
+    out.push_back(CpuFeature::Avx512Bw);
+  return out;
 }
 
 std::vector<Params> enumerateSpace(SpaceFilter filter) {
@@ -334,6 +353,27 @@ std::vector<Params> frameVariants(const Params& loop, const std::vector<int>& ex
       p.bounds = Bounds::Aligned;
       p = p.canonical();
       if (validationError(p).empty() && std::find(out.begin(), out.end(), p) == out.end())
+        out.push_back(p);
+    }
+  }
+  return out;
+}
+
+std::vector<Params> sizeClassVariants(const Params& frame) {
+  std::vector<Params> out;
+  if (!traitsOf(frame.carry).isVector() || frame.kind != Kind::Sum) return out;
+  for (int mid : ParamLimits::kMidBounds) {
+    std::vector<int> shorts{0};
+    for (int b : ParamLimits::kShortBounds) shorts.push_back(b);
+    for (int bound : shorts) {
+      if (bound >= mid) continue;
+      Params p = frame;
+      p.mid = mid;
+      p.shortBelow = bound;
+      // The entry test only differs with a short path: keep the frame's where there is one.
+      p = p.canonical();
+      if (p.hasMidPath() && validationError(p).empty() &&
+          std::find(out.begin(), out.end(), p) == out.end())
         out.push_back(p);
     }
   }

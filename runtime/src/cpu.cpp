@@ -48,6 +48,8 @@ X86::Id asmjitId(gen::CpuFeature feature) {
       return X86::kAVX512_F;
     case gen::CpuFeature::Avx512Vnni:
       return X86::kAVX512_VNNI;
+    case gen::CpuFeature::Avx512Bw:
+      return X86::kAVX512_BW;
   }
   return X86::kNone;
 }

@@ -69,10 +69,10 @@ TEST(LinkedKernels, GnuAsBytesEqualJitBytes) {
 // shape only in the code around the loop, which the lengths up to 1024 reach at every
 // alignment: its long lengths are the plan's fixed ones, not its 40 random ones. A
 // bounds=aligned kernel's over-reads come from its tail code, which depends on the carry
-// family, the tail strategy and the tail chains, not on the rest of the frame: the first
-// kernel of each such group puts the buffer at every gap 0..63 from both guard pages, the
-// others at sampled gaps (every kernel's bytes are the JIT's, which `verify --frames` checks
-// as well).
+// family, the tail strategy, the tail chains and whether a middle path (mid=N) ends in it,
+// not on the rest of the frame: the first kernel of each such group puts the buffer at every
+// gap 0..63 from both guard pages, the others at sampled gaps (every kernel's bytes are the JIT's,
+// which `verify --frames` checks as well).
 TEST(LinkedKernels, PassTheFullCorrectnessSuite) {
   const tuner::VerifyFixture fixture(77);
   const auto full = tuner::fullPlan(77);
@@ -85,14 +85,15 @@ TEST(LinkedKernels, PassTheFullCorrectnessSuite) {
   auto sampled = frames;
   sampled.sampled = true;
   sampled = tuner::withOverReads(sampled, 8);
-  std::set<std::tuple<gen::Carry, gen::Tail, int>> everyGapShown;
+  std::set<std::tuple<gen::Carry, gen::Tail, int, bool>> everyGapShown;
   for (const LinkedKernel& linked : linkedKernels()) {
     const gen::Params params = gen::parseParams(linked.params);
     if (!missingFeatures(params).empty()) continue;
     const tuner::VerifyPlan* plan = testing::hasDefaultFrame(params) ? &full : &frames;
     if (params.bounds == gen::Bounds::Aligned) {
       const bool everyGap =
-          everyGapShown.insert({params.carry, params.tail, params.tailChains}).second;
+          everyGapShown.insert({params.carry, params.tail, params.tailChains, params.mid != 0})
+              .second;
       plan = everyGap ? &aligned : &sampled;
     }
     const auto outcome = tuner::verifyKernel(linked.fn, fixture, *plan);

@@ -126,9 +126,9 @@ TEST(Codegen, EveryShapePassesValidationAndTheStructuralRules) {
     const Lint lint = lintPaths(nodes);
     EXPECT_TRUE(lint.problems.empty()) << lint.problems.front();
     // One return for len <= 0, one after the sum, and one for each of the short, tiny
-    // (overlapping tail) and exact paths the frame has.
-    EXPECT_EQ(lint.returns,
-              2 + params.hasShortPath() + (params.tail == Tail::Overlap) + (params.exact != 0));
+    // (overlapping tail), exact and middle paths the frame has.
+    EXPECT_EQ(lint.returns, 2 + params.hasShortPath() + (params.tail == Tail::Overlap) +
+                                (params.exact != 0) + params.hasMidPath());
 
     const auto bytes = program.bytes();
     ASSERT_FALSE(bytes.empty());

@@ -5,9 +5,12 @@
 // only: old strings keep meaning the same code).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -22,6 +25,37 @@ struct ShapeDigest {
   std::size_t firstSize = 0;  // code bytes of the shape's prefetch=0 kernel
 };
 
+// The middle-path kernels (mid=N, SIMD families) the suites pin, check and link: every
+// size-class variant (each middle bound with each short bound below it) of four frames —
+// the default, tail=overlap, bounds=aligned, and sum=last with a lean entry, one tail chain
+// and the word loop — of two loop shapes per SIMD family (a 4-vector and a 32-vector block),
+// not crossed with every loop shape: the middle path's code does not depend on the loop's.
+inline std::vector<gen::Params> midPathKernels() {
+  std::vector<gen::Params> out;
+  int i = 0;
+  for (const gen::CarryTraits* traits : gen::allCarryTraits()) {
+    if (!traits->isVector()) continue;
+    for (auto [chains, unroll] : {std::pair{2, 4}, std::pair{4, 32}}) {
+      const gen::Params loop{traits->carry, chains, unroll, (i * 9 % 65) * 64,
+                             static_cast<gen::Hint>(i % gen::kHintCount)};
+      ++i;
+      std::vector<gen::Params> frames(4, loop);
+      frames[1].tail = gen::Tail::Overlap;
+      frames[2].bounds = gen::Bounds::Aligned;
+      frames[3].sum = gen::SumEntry::Last;
+      frames[3].entry = gen::Entry::Lean;
+      frames[3].tailChains = 1;
+      frames[3].words = gen::Words::Loop;
+      for (const gen::Params& frame : frames) {
+        for (const gen::Params& p : gen::sizeClassVariants(frame)) {
+          if (std::find(out.begin(), out.end(), p) == out.end()) out.push_back(p);
+        }
+      }
+    }
+  }
+  return out;
+}
+
 inline std::map<std::string, ShapeDigest> kernelDigests(int prefetchStride = 1) {
   std::map<std::string, ShapeDigest> out;
   for (const gen::Params& p : gen::enumerateSpace({false, true})) {
@@ -34,6 +68,18 @@ inline std::map<std::string, ShapeDigest> kernelDigests(int prefetchStride = 1) 
     if (d.kernels == 0) d.firstSize = bytes.size();
     for (std::uint8_t b : bytes) d.hash = (d.hash ^ b) * 1099511628211ull;
     d.hash = (d.hash ^ 0xff) * 1099511628211ull;  // kernel separator
+    ++d.kernels;
+  }
+  // The middle-path kernels, one line per loop shape: `carry=..,chains=..,unroll=..,mid`.
+  for (const gen::Params& p : midPathKernels()) {
+    const std::string shape =
+        fmt::format("carry={},chains={},unroll={},mid", gen::toString(p.carry), p.chains, p.unroll);
+    gen::KernelProgram program(p);
+    const auto bytes = program.bytes();
+    ShapeDigest& d = out[shape];
+    if (d.kernels == 0) d.firstSize = bytes.size();
+    for (std::uint8_t b : bytes) d.hash = (d.hash ^ b) * 1099511628211ull;
+    d.hash = (d.hash ^ 0xff) * 1099511628211ull;
     ++d.kernels;
   }
   return out;

@@ -70,6 +70,14 @@ INSTANTIATE_TEST_SUITE_P(
                       BadCase{"chains", "'chains' is not key=value"},
                       BadCase{"chains=2,,unroll=4", "empty item"}));
 
+INSTANTIATE_TEST_SUITE_P(MiddlePath, ParamsRejects,
+                         ::testing::Values(BadCase{"carry=avx2,chains=2,unroll=8,mid=64",
+                                                   "mid must be 0 (none) or one of"},
+                                           BadCase{"carry=adc,mid=128",
+                                                   "mid is for summing kernels"},
+                                           BadCase{"carry=avx2,chains=2,unroll=8,mid=128,kind=copy",
+                                                   "mid is for summing kernels"}));
+
 TEST(Params, RequiredFeatures) {
   EXPECT_TRUE(requiredFeatures(parseParams("carry=adc")).empty());
   EXPECT_EQ(requiredFeatures(parseParams("carry=adcx,chains=2,unroll=4")),
@@ -83,6 +91,29 @@ TEST(Params, SimdFamilies) {
   EXPECT_FALSE(traitsOf(Carry::Avx512).kernelSafe());
   EXPECT_EQ(parseParams("carry=avx512,chains=4,unroll=8").blockBytes(), 512);
   EXPECT_EQ(parseParams("carry=avx2,chains=1,unroll=32").blockBytes(), 1024);
+}
+
+// mid=N: the SIMD families' middle path, printed last and only when set; a bound at or below
+// the short path's makes none (canonical 0); AVX-512 needs AVX512BW for its byte mask.
+TEST(Params, MiddlePath) {
+  const Params p = parseParams("carry=avx512,chains=2,unroll=8,mid=256");
+  EXPECT_EQ(p.toString(), "carry=avx512,chains=2,unroll=8,prefetch=0,hint=t0,mid=256");
+  EXPECT_TRUE(p.hasMidPath());
+  EXPECT_EQ(requiredFeatures(p),
+            (std::vector<CpuFeature>{CpuFeature::Avx512F, CpuFeature::Avx512Bw}));
+  EXPECT_EQ(requiredFeatures(parseParams("carry=avx2,chains=2,unroll=8,mid=128")),
+            std::vector<CpuFeature>{CpuFeature::Avx2});
+  EXPECT_EQ(parseParams("carry=avx2,chains=2,unroll=8,short=128,mid=128").canonical().mid, 0);
+  // avx512 with one vector a block has no short path: a middle path from the first byte.
+  EXPECT_EQ(parseParams("carry=avx512,chains=1,unroll=1,mid=128").canonical().mid, 128);
+  const auto variants = sizeClassVariants(parseParams("carry=avx2,chains=4,unroll=32"));
+  // short 0/64 below 128, 0/64/128 below 256, 0/64/128/256 below 512.
+  EXPECT_EQ(variants.size(), 9u);
+  for (const Params& v : variants) {
+    EXPECT_TRUE(v.hasMidPath()) << v.toString();
+    EXPECT_EQ(v, v.canonical()) << v.toString();
+  }
+  EXPECT_TRUE(sizeClassVariants(parseParams("carry=adc")).empty());
 }
 
 TEST(Params, BlockBytes) {

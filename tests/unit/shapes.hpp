@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "csumtune/gen/params.hpp"
+#include "kernel_digests.hpp"
 #include "verify/verify.hpp"
 
 namespace csumtune::testing {
@@ -43,6 +44,7 @@ inline bool hasDefaultFrame(const gen::Params& p) {
   loop.tailChains = gen::Params{}.tailChains;
   loop.shortBelow = gen::Params{}.shortBelow;
   loop.bounds = {};
+  loop.mid = 0;
   return loop.canonical() == p.canonical();
 }
 
@@ -74,6 +76,8 @@ inline std::vector<gen::Params> representativeFrames() {
       }
     }
   }
+  // The middle paths (mid=N): a few frames of two loop shapes per SIMD family.
+  for (const gen::Params& p : midPathKernels()) out.push_back(p);
   return out;
 }
 

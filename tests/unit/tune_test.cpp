@@ -148,6 +148,46 @@ TEST(Tune, TheFrameStageTriesShortPathsOfTheBestLoopShapes) {
   EXPECT_NE(run.phases.back().find("frames:"), std::string::npos) << run.phases.back();
 }
 
+// SIMD frames (issue 26): variants without a scalar short path are not offered (one that
+// would measure best here is never measured), and the best SIMD frame gets its size classes,
+// every middle path with every short bound below it.
+TEST(Tune, SimdFramesKeepAShortPathAndTryTheSizeClasses) {
+  const gen::Params loop = gen::parseParams("carry=avx2,chains=4,unroll=8");
+  gen::Params best = loop;
+  best.mid = 256;
+  best = best.canonical();
+  auto evaluation = [](const gen::Params& p, double score) {
+    Evaluation e;
+    e.params = p;
+    e.status = EvalStatus::Ok;
+    e.score = score;
+    e.baselinePerByte = 0.05;
+    e.scorePerByte = score * e.baselinePerByte;
+    e.perCall = {e.scorePerByte * 40};
+    return e;
+  };
+  std::vector<Evaluation> table{evaluation(loop, 0.5)};
+  for (const gen::Params& v : gen::frameVariants(loop, {}, gen::FrameBounds::Both)) {
+    if (v != loop) table.push_back(evaluation(v, v.hasShortPath() ? 0.55 : 0.3));
+  }
+  for (const gen::Params& v : gen::sizeClassVariants(loop))
+    table.push_back(evaluation(v, v == best ? 0.4 : v.hasShortPath() ? 0.6 : 0.2));
+  ReplayMeasurer replay(table);
+  TuneRun run = runFor(false, 1);
+  TuneSettings settings;
+  settings.earlier = {table.front()};
+  settings.polishShapes = 0;
+  settings.frameShapes = 1;
+  tune(run, replay, settings);
+  ASSERT_EQ(run.end, TuneEnd::Complete) << run.failure;
+  EXPECT_EQ(run.finalists.front().params, best) << run.finalists.front().params.toString();
+  for (const Evaluation& e : run.evaluations) {
+    if (gen::traitsOf(e.params.carry).isVector())
+      EXPECT_TRUE(e.params.hasShortPath()) << e.params.toString() << " was offered";
+  }
+  EXPECT_NE(run.phases.back().find("size classes: "), std::string::npos) << run.phases.back();
+}
+
 // The guard: the best candidate by the profile is slower than the reference at some length
 // the profile does not weigh; it must not win while a guarded candidate is left.
 TEST(Tune, TheGuardKeepsAKernelSlowerElsewhereFromWinning) {

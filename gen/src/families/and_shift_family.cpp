@@ -9,21 +9,20 @@ namespace {
 constexpr int kMaskReg = 15, kLowReg = 14, kHighReg = 13;
 }  // namespace
 
-Vec AndShiftFamily::vec(int id) const {
-  if (zmmWide()) return zmm(static_cast<uint32_t>(id));
-  return ymm(static_cast<uint32_t>(id));
-}
-
-Mem AndShiftFamily::vectorAt(const EmitContext& ctx, int disp) const {
-  return zmmWide() ? zmmword_ptr(ctx.regs.buffer, disp) : ymmword_ptr(ctx.regs.buffer, disp);
-}
-
 void AndShiftFamily::emitLoopSetup(EmitContext& ctx) const {
-  for (int i = 0; i < ctx.regs.vectorAccumulators; ++i) {
+  emitMidSetup(ctx, ctx.regs.vectorAccumulators);
+}
+
+void AndShiftFamily::emitMidSetup(EmitContext& ctx, int accumulators) const {
+  for (int i = 0; i < accumulators; ++i) {
     // VEX-encoded xmm zeroing clears the whole ymm/zmm register.
     ctx.b.vpxor(xmm(static_cast<uint32_t>(i)), xmm(static_cast<uint32_t>(i)),
                 xmm(static_cast<uint32_t>(i)));
   }
+  emitLaneMask(ctx);
+}
+
+void AndShiftFamily::emitLaneMask(EmitContext& ctx) const {
   // The 0x00000000ffffffff lane mask, built in registers: no data in .text.
   ctx.b.mov(ctx.regs.scratch.r32(), 0xffffffffu);
   if (zmmWide()) {
@@ -34,15 +33,20 @@ void AndShiftFamily::emitLoopSetup(EmitContext& ctx) const {
   }
 }
 
-void AndShiftFamily::emitVector(EmitContext& ctx, int disp, int chain) const {
+void AndShiftFamily::emitVectorFrom(EmitContext& ctx, const Operand& src, int chain) const {
   const Vec acc = vec(chain), low = vec(kLowReg), high = vec(kHighReg);
   const Vec mask = vec(kMaskReg);
-  const Mem at = vectorAt(ctx, disp);
-  if (zmmWide() && !ctx.copying()) {
+  if (src.isReg()) {
+    // Already in a register (the middle path's masked last vector).
+    ctx.b.emit(zmmWide() ? Inst::kIdVpandq : Inst::kIdVpand, low, mask, src);
+    ctx.b.vpsrlq(high, src.as<Vec>(), 32);
+  } else if (zmmWide() && !ctx.copying()) {
     // EVEX takes the memory operand in both the and and the shift.
+    const Mem& at = src.as<Mem>();
     ctx.b.vpandq(low, mask, at);
     ctx.b.vpsrlq(high, at, 32);
   } else {
+    const Mem& at = src.as<Mem>();
     // VEX shifts by an immediate only from a register, and a copying kernel stores what it
     // loaded: load once. (A zmm move names its element size: vmovdqu64.)
     const InstId move = zmmWide() ? Inst::kIdVmovdqu64 : Inst::kIdVmovdqu;
@@ -55,10 +59,10 @@ void AndShiftFamily::emitVector(EmitContext& ctx, int disp, int chain) const {
   ctx.b.vpaddq(acc, acc, high);
 }
 
-void AndShiftFamily::emitReduce(EmitContext& ctx) const {
+void AndShiftFamily::emitReduce(EmitContext& ctx, int accumulators) const {
   const Gp& acc0 = ctx.regs.accumulators.front();
   const Vec sum = vec(0);
-  for (int i = 1; i < ctx.regs.vectorAccumulators; ++i) ctx.b.vpaddq(sum, sum, vec(i));
+  for (int i = 1; i < accumulators; ++i) ctx.b.vpaddq(sum, sum, vec(i));
   if (zmmWide()) {
     ctx.b.vextracti64x4(ymm(kLowReg), zmm(0), 1);
     ctx.b.vpaddq(ymm(0), ymm(0), ymm(kLowReg));

@@ -15,13 +15,14 @@ class AndShiftFamily final : public VectorFamily {
   void emitLoopSetup(EmitContext& ctx) const override;
 
  protected:
-  void emitVector(EmitContext& ctx, int disp, int chain) const override;
-  void emitReduce(EmitContext& ctx) const override;
+  void emitVectorFrom(EmitContext& ctx, const asmjit::Operand& src, int chain) const override;
+  void emitReduce(EmitContext& ctx, int accumulators) const override;
+  void emitMidSetup(EmitContext& ctx, int accumulators) const override;
 
  private:
   bool zmmWide() const { return traits().unitBytes == 64; }
-  asmjit::x86::Vec vec(int id) const;
-  asmjit::x86::Mem vectorAt(const EmitContext& ctx, int disp) const;
+  // The 0x00000000ffffffff lane mask into register 15.
+  void emitLaneMask(EmitContext& ctx) const;
 };
 
 }  // namespace csumtune::gen::detail

@@ -40,34 +40,43 @@ class Avx512VnniFamily final : public VectorFamily {
       ctx.b.vpxor(xmm(static_cast<uint32_t>(i)), xmm(static_cast<uint32_t>(i)),
                   xmm(static_cast<uint32_t>(i)));
     }
-    // Word constants 0x8000 (bias) and 1, built in registers (no data in .text); the start
-    // pointer and the iteration budget to the first widening.
-    ctx.b.mov(ctx.regs.scratch.r32(), 0x80008000u);
-    ctx.b.vpbroadcastd(zmm(kBiasReg), ctx.regs.scratch.r32());
-    ctx.b.mov(ctx.regs.scratch.r32(), 0x00010001u);
-    ctx.b.vpbroadcastd(zmm(kOnesReg), ctx.regs.scratch.r32());
+    // The word constants; the start pointer and the iteration budget to the first widening.
+    emitWordConstants(ctx);
     ctx.b.mov(r9, ctx.regs.buffer);
     ctx.b.mov(r10d, iterationLimit(ctx));
+  }
+
+  // The middle path: fewer than 512 bytes, so no lane comes near 32767 additions and nothing
+  // widens before the end. r9 starts one vector back, since the masked last vector is summed
+  // (biased) at the pointer without moving it: pointer - r9 is the bytes of the vectors summed.
+  void emitMidSetup(EmitContext& ctx, int accumulators) const override {
+    ctx.b.vpxor(xmm(kWideReg), xmm(kWideReg), xmm(kWideReg));
+    for (int i = 0; i < accumulators; ++i) {
+      ctx.b.vpxor(xmm(static_cast<uint32_t>(i)), xmm(static_cast<uint32_t>(i)),
+                  xmm(static_cast<uint32_t>(i)));
+    }
+    emitWordConstants(ctx);
+    ctx.b.lea(r9, ptr(ctx.regs.buffer, -64));
   }
 
   void emitAfterIteration(EmitContext& ctx) const override {
     Label skip = ctx.b.newLabel();
     ctx.b.dec(r10d);
     ctx.b.jnz(skip);
-    widen(ctx, false);
+    widen(ctx, false, ctx.regs.vectorAccumulators);
     ctx.b.mov(r10d, iterationLimit(ctx));
     ctx.b.bind(skip);
   }
 
  protected:
-  void emitVector(EmitContext& ctx, int disp, int chain) const override {
-    ctx.b.vpxorq(zmm(kBiasedReg), zmm(kBiasReg), zmmword_ptr(ctx.regs.buffer, disp));
+  void emitVectorFrom(EmitContext& ctx, const Operand& src, int chain) const override {
+    ctx.b.emit(Inst::kIdVpxorq, zmm(kBiasedReg), zmm(kBiasReg), src);
     ctx.b.vpdpwssd(zmm(static_cast<uint32_t>(chain)), zmm(kBiasedReg), zmm(kOnesReg));
   }
 
-  void emitReduce(EmitContext& ctx) const override {
+  void emitReduce(EmitContext& ctx, int accumulators) const override {
     const Gp& acc0 = ctx.regs.accumulators.front();
-    widen(ctx, true);
+    widen(ctx, true, accumulators);
     ctx.b.vextracti64x4(ymm(kBiasedReg), zmm(kWideReg), 1);
     ctx.b.vpaddq(ymm(kWideReg), ymm(kWideReg), ymm(kBiasedReg));
     ctx.b.vextracti128(xmm(kBiasedReg), ymm(kWideReg), 1);
@@ -94,10 +103,19 @@ class Avx512VnniFamily final : public VectorFamily {
     return (32767 - ctx.params.unroll) / ctx.params.unroll;
   }
 
-  // Adds the chains together, sign-extends the 32-bit lanes into the 64-bit lanes of
-  // register 12, and (unless this is the final reduction) clears the accumulators.
-  static void widen(EmitContext& ctx, bool final) {
-    for (int i = 1; i < ctx.regs.vectorAccumulators; ++i) {
+  // Word constants 0x8000 (bias) and 1, built in registers (no data in .text).
+  static void emitWordConstants(EmitContext& ctx) {
+    ctx.b.mov(ctx.regs.scratch.r32(), 0x80008000u);
+    ctx.b.vpbroadcastd(zmm(kBiasReg), ctx.regs.scratch.r32());
+    ctx.b.mov(ctx.regs.scratch.r32(), 0x00010001u);
+    ctx.b.vpbroadcastd(zmm(kOnesReg), ctx.regs.scratch.r32());
+  }
+
+  // Adds the chains (the first `accumulators`: all of them but in the middle path) together,
+  // sign-extends the 32-bit lanes into the 64-bit lanes of register 12, and (unless this is
+  // the final reduction) clears the accumulators.
+  static void widen(EmitContext& ctx, bool final, int accumulators) {
+    for (int i = 1; i < accumulators; ++i) {
       const uint32_t r = static_cast<uint32_t>(i);
       ctx.b.vpaddd(zmm(0), zmm(0), zmm(r));
       if (!final) ctx.b.vpxor(xmm(r), xmm(r), xmm(r));

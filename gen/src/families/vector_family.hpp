@@ -18,12 +18,21 @@ class VectorFamily : public CarryFamily {
   void emitBody(EmitContext& ctx) const override;
   void emitAfterLoop(EmitContext& ctx) const override;
   int scalarTailTop(const Params& params) const override;
+  bool emitMidPath(EmitContext& ctx) const override;
 
  protected:
   // One vector at `disp` bytes from the load pointer into accumulator `chain`.
-  virtual void emitVector(EmitContext& ctx, int disp, int chain) const = 0;
-  // The accumulators into rax (end-around carry), then vzeroupper.
-  virtual void emitReduce(EmitContext& ctx) const = 0;
+  void emitVector(EmitContext& ctx, int disp, int chain) const;
+  // One vector, `src` (a vector register, or memory), into accumulator `chain`.
+  virtual void emitVectorFrom(EmitContext& ctx, const asmjit::Operand& src, int chain) const = 0;
+  // Accumulators 0..accumulators-1 into rax (end-around carry), then vzeroupper.
+  virtual void emitReduce(EmitContext& ctx, int accumulators) const = 0;
+  // The middle path's set-up: accumulators 0..accumulators-1 zeroed and the family's
+  // constants, for at most mid bytes of vectors read from the pointer on.
+  virtual void emitMidSetup(EmitContext& ctx, int accumulators) const = 0;
+  // A memory operand of one vector at `disp` bytes from the pointer.
+  asmjit::x86::Mem vectorAt(const EmitContext& ctx, int disp) const;
+  asmjit::x86::Vec vec(int id) const;
 };
 
 }  // namespace csumtune::gen::detail

@@ -102,8 +102,20 @@ std::string polishLoops(Evaluator& evaluator, std::size_t shapes, const TuneSett
       neighbours.size(), loops.size(), measured, how);
 }
 
+// A SIMD kernel without a scalar short path where its loop could have one: its short buffers
+// run the vector set-up and reduction (the default winner that lost 1.5-1.8x to Linux at
+// 8-31 bytes was one). The frame stage does not offer them (docs/tuning.md).
+bool lacksPossibleShortPath(const gen::Params& p) {
+  if (!gen::traitsOf(p.carry).isVector() || p.hasShortPath()) return false;
+  gen::Params shortest = p;
+  shortest.shortBelow = gen::ParamLimits::kShortBounds[0];
+  return shortest.hasShortPath();
+}
+
 // The frame stage: the search ranked loop shapes with the default short path; here the best
 // `shapes` of them get every short-path variant, with exact paths for the profile's lengths.
+// Then the size classes: the best `shapes` SIMD frames measured so far get every middle path
+// (mid=N) with every short bound below it — the two crossovers, tried together.
 std::string searchFrames(const TuneRun& run, Evaluator& evaluator, std::size_t shapes,
                          const TuneSettings& settings) {
   if (shapes == 0) return "frames: not searched";
@@ -115,12 +127,35 @@ std::string searchFrames(const TuneRun& run, Evaluator& evaluator, std::size_t s
     for (const gen::Params& v : gen::frameVariants(
              loop, lengths,
              settings.strictBounds ? gen::FrameBounds::StrictOnly : gen::FrameBounds::Both))
-      variants.push_back(v);
+      if (!lacksPossibleShortPath(v)) variants.push_back(v);
   }
   startPhase(nullptr, settings, "frames", variants.size());
   const auto [measured, how] = measureStage(evaluator, variants);
-  return fmt::format("frames: {} short-path variants of the best {} loop shapes, {} measured; {}",
-                     variants.size(), loops.size(), measured, how);
+  std::string text =
+      fmt::format("frames: {} short-path variants of the best {} loop shapes, {} measured; {}",
+                  variants.size(), loops.size(), measured, how);
+  if (how != "done") return text;
+  std::vector<gen::Params> classes;
+  std::size_t frames = 0;
+  for (const Evaluation& e :
+       topEvaluations(evaluator.evaluations(), evaluator.evaluations().size())) {
+    if (frames == shapes) break;
+    if (!gen::traitsOf(e.params.carry).isVector() || e.params.mid != 0) continue;
+    ++frames;
+    for (const gen::Params& v : gen::sizeClassVariants(e.params)) {
+      if (settings.strictBounds && v.bounds != gen::Bounds::Strict) continue;
+      if (!lacksPossibleShortPath(v) &&
+          std::find(classes.begin(), classes.end(), v) == classes.end())
+        classes.push_back(v);
+    }
+  }
+  if (classes.empty()) return text;
+  startPhase(nullptr, settings, "size classes", classes.size());
+  const auto [classesMeasured, classesHow] = measureStage(evaluator, classes);
+  return text + fmt::format(
+                    "; size classes: {} middle-path variants (mid, short) of the best {} SIMD "
+                    "frames, {} measured; {}",
+                    classes.size(), frames, classesMeasured, classesHow);
 }
 
 // The guard's verdict on `candidates`, each marked eligible when it is not slower than the

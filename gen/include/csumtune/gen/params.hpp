@@ -81,7 +81,9 @@ inline constexpr int kBoundsCount = 2;
 
 // CPU features a kernel may need; the runtime checks them against the host before it
 // runs anything.
-enum class CpuFeature : std::uint8_t { Adx, Avx2, Avx512F, Avx512Vnni };
+// (Appended only: the values name bits elsewhere.) AVX512BW: byte-masked loads (mid=N of the
+// AVX-512 families).
+enum class CpuFeature : std::uint8_t { Adx, Avx2, Avx512F, Avx512Vnni, Avx512Bw };
 
 std::string_view toString(Carry carry);
 std::string_view toString(Hint hint);
@@ -119,6 +121,8 @@ struct ParamLimits {
   static constexpr int kMaxExact = 256;
   // short=N: the short path's bound, 0 (none) or one of these.
   static constexpr int kShortBounds[] = {64, 128, 256};
+  // mid=N: the SIMD families' middle path's bound, 0 (none) or one of these.
+  static constexpr int kMidBounds[] = {128, 256, 512};
 };
 
 struct Params {
@@ -142,6 +146,11 @@ struct Params {
   Kind kind = Kind::Sum;
   Store store = Store::Plain;
   Bounds bounds = Bounds::Strict;
+  // SIMD families (kind=sum): buffers from the short bound (or 1) up to `mid` take the middle
+  // path: the whole vectors in straight-line code and the last, partial one as a masked load
+  // (AVX-512: vmovdqu8 under a byte mask; AVX2: vpmaskmovd of its whole dwords, the last 0..3
+  // bytes by the frame's byte tail), one reduction, no loop set-up and no pushes. 0 = none.
+  int mid = 0;
 
   // Bytes consumed by one iteration of the main loop.
   int blockBytes() const { return unroll * traitsOf(carry).unitBytes; }
@@ -160,6 +169,9 @@ struct Params {
 
   // Whether the frame has a short path: a bound, and a block above it.
   bool hasShortPath() const { return shortBelow > 0 && blockBytes() > shortBelow; }
+  // Whether the frame has a middle path: a bound above the short path's (or a bound at all
+  // when there is no short path).
+  bool hasMidPath() const { return mid > (hasShortPath() ? shortBelow : 0); }
 };
 
 // Thrown for text that is not a well-formed parameter string, and for a parameter set
@@ -211,6 +223,12 @@ enum class FrameBounds : std::uint8_t { StrictOnly, Both };
 // valid); distinct kernels only, the default first.
 std::vector<Params> frameVariants(const Params& loop, const std::vector<int>& exactLengths,
                                   FrameBounds bounds = FrameBounds::StrictOnly);
+
+// The size-class variants of `frame` (a SIMD kernel; none for the others): its other keys
+// kept, every middle bound (kMidBounds) with every short bound (none included) below it; valid
+// and distinct kernels only, each with a middle path. tune's frame stage measures those of its
+// best SIMD frames (without the ones that lack a short path); the tests link a few.
+std::vector<Params> sizeClassVariants(const Params& frame);
 
 // `loop` (its loop keys, kind and store kept) in its most compact frame: the word loop
 // instead of the unrolled ladder, no short path, the rest as by default. The smallest code a
