@@ -224,10 +224,21 @@ std::string formatThreadTable(const BenchReport& r) {
   return out;
 }
 
+nlohmann::json cpuJson(const CpuIdentity& cpu) {
+  nlohmann::json features = nlohmann::json::object();
+  for (const auto& f : cpu.features) features[f.name] = f.present;
+  return {{"vendor", cpu.vendor},
+          {"brand", cpu.brand},
+          {"family", cpu.family},
+          {"model", cpu.model},
+          {"stepping", cpu.stepping},
+          {"microcode", cpu.microcode ? nlohmann::json(*cpu.microcode) : nlohmann::json()},
+          {"features", features},
+          {"key", cpuKey(cpu)}};
+}
+
 nlohmann::json benchJson(const BenchReport& r) {
   const BenchSetup& s = r.setup;
-  nlohmann::json features = nlohmann::json::object();
-  for (const auto& f : s.cpu.features) features[f.name] = f.present;
   nlohmann::json j = {
       {"schema", kBenchSchema},
       {"generator_version", gen::kGeneratorVersion},
@@ -237,15 +248,7 @@ nlohmann::json benchJson(const BenchReport& r) {
         {"core_cycles_per_unit", s.clock.cyclesPerUnit},
         {"core_hz", s.clock.coreHz()}}},
       {"timer", {{"source", s.timerSource}, {"overhead", s.timerOverhead}}},
-      {"cpu",
-       {{"vendor", s.cpu.vendor},
-        {"brand", s.cpu.brand},
-        {"family", s.cpu.family},
-        {"model", s.cpu.model},
-        {"stepping", s.cpu.stepping},
-        {"microcode", s.cpu.microcode ? nlohmann::json(*s.cpu.microcode) : nlohmann::json()},
-        {"features", features},
-        {"key", cpuKey(s.cpu)}}},
+      {"cpu", cpuJson(s.cpu)},
       {"pinned_cpu", s.pinnedCpu},
       {"warnings", s.warnings},
       {"workload",

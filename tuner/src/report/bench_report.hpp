@@ -97,6 +97,8 @@ std::string formatThreadTable(const BenchReport& report);
 // The JSON document formatJson prints, for a caller that adds a section of its own (bench
 // --candidates adds its speed-up tables).
 nlohmann::json benchJson(const BenchReport& report);
+// The "cpu" object of bench's JSON (and of the instruction counts'): identity, features, key.
+nlohmann::json cpuJson(const CpuIdentity& cpu);
 std::string formatJson(const BenchReport& report);
 std::string formatCsv(const BenchReport& report);
 

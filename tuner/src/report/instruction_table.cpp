@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "report/bench_report.hpp"
+
 namespace csumtune::tuner {
 namespace {
 
@@ -71,18 +73,9 @@ std::string formatInstructionJson(const InstructionTable& table) {
                        {"instructions", row.counts}});
   }
   const nlohmann::json doc = {
-      {"schema", kInstructionSchema},
-      {"cpu",
-       {{"vendor", table.cpu.vendor},
-        {"brand", table.cpu.brand},
-        {"family", table.cpu.family},
-        {"model", table.cpu.model},
-        {"stepping", table.cpu.stepping},
-        {"key", cpuKey(table.cpu)}}},
-      {"offset", table.offset},
-      {"sizes", table.sizes},
-      {"kernels", kernels},
-      {"not_counted", table.notCounted},
+      {"schema", kInstructionSchema}, {"cpu", cpuJson(table.cpu)},
+      {"offset", table.offset},       {"sizes", table.sizes},
+      {"kernels", kernels},           {"not_counted", table.notCounted},
   };
   return doc.dump(2) + "\n";
 }
