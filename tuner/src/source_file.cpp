@@ -162,6 +162,11 @@ std::string cpuFeatureList(const gen::Params& params) {
   return out;
 }
 
+std::string cpuFeatureNeeds(const gen::Params& params) {
+  const std::string features = cpuFeatureList(params);
+  return features.empty() ? "nothing beyond x86-64" : features;
+}
+
 bool needsAdxFallback(const gen::Params& params, SourceStyle style) {
   if (style != SourceStyle::Kernel) return false;
   const auto features = gen::requiredFeatures(params);

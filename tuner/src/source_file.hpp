@@ -40,6 +40,8 @@ bool isKernelSymbol(const std::string& symbol);
 
 // The CPU features the kernel needs beyond x86-64 ("ADX"), "" for none.
 std::string cpuFeatureList(const gen::Params& params);
+// The same for a reader: the list, or "nothing beyond x86-64".
+std::string cpuFeatureNeeds(const gen::Params& params);
 
 // A kernel-style file of these params carries a second body without ADX, picked at boot.
 bool needsAdxFallback(const gen::Params& params, SourceStyle style);

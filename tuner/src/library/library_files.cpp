@@ -34,14 +34,9 @@ std::uint32_t vendorWord(const std::string& vendor, std::size_t at) {
   return word;
 }
 
-std::string needsText(const gen::Params& params) {
-  const std::string features = cpuFeatureList(params);
-  return features.empty() ? "nothing beyond x86-64" : features;
-}
-
 std::string variantLine(const LibraryVariant& v) {
   return fmt::format(" *   {}  {} family 0x{:x} model 0x{:x} stepping {}; needs {}\n", v.cpuKey,
-                     v.vendor, v.family, v.model, v.stepping, needsText(v.source.params));
+                     v.vendor, v.family, v.model, v.stepping, cpuFeatureNeeds(v.source.params));
 }
 
 std::string banner(const LibraryRequest& request, std::string_view what) {

@@ -21,7 +21,7 @@
 namespace csumtune::tuner {
 namespace {
 
-constexpr std::string_view kPurpose = "take a kernel body";
+constexpr std::string_view kMultiPatchPurpose = "take a kernel body";
 
 // The run's own record of what it is, read before the library's reader so the refusals name
 // what is wrong across the runs (kinds, versions), not only in one of them.
@@ -34,10 +34,10 @@ struct RunFacts {
 RunFacts readFacts(const std::string& input) {
   RunFacts facts;
   facts.path = resultsFileOf(input);
-  const auto document = results::readDocument(facts.path, kPurpose);
-  const auto header = results::readHeader(document, facts.path, kPurpose);
+  const auto document = results::readDocument(facts.path, kMultiPatchPurpose);
+  const auto header = results::readHeader(document, facts.path, kMultiPatchPurpose);
   if (!header.winnerParams)
-    results::fail(facts.path, kPurpose, "records no winner (the run did not finish)");
+    results::fail(facts.path, kMultiPatchPurpose, "records no winner (the run did not finish)");
   facts.winner = gen::parseParams(*header.winnerParams);
   const auto version = document.find("generator_version");
   facts.generator =
@@ -61,11 +61,6 @@ std::string kernelFeature(const gen::Params& params) {
     throw BadRequest(fmt::format("{} needs {}: a kernel body may need ADX at most",
                                  params.toString(), cpuFeatureList(params)));
   return "X86_FEATURE_ADX";
-}
-
-std::string needsText(const gen::Params& params) {
-  const std::string features = cpuFeatureList(params);
-  return features.empty() ? "nothing beyond x86-64" : features;
 }
 
 // What a file's banner says of the bodies: one line each, in the order they are tried.
@@ -136,7 +131,7 @@ std::string messageBody(const std::vector<LibraryVariant>& variants, const gen::
     bodies += fmt::format(
         "  {}: {} family 0x{:x} model 0x{:x}, tuned in\n    {}\n{}    {} bytes, needs {}\n",
         v.cpuKey, v.vendor, v.family, v.model, oneLine(portableResultsPath(v.resultsPath)),
-        paramsLines(v.source.params), bytes, needsText(v.source.params));
+        paramsLines(v.source.params), bytes, cpuFeatureNeeds(v.source.params));
   }
   const std::size_t genericBytes =
       gen::KernelProgram(fallback, programOptions(fallback, SourceStyle::Kernel)).bytes().size();
