@@ -68,7 +68,9 @@ void VectorFamily::emitAfterLoop(EmitContext& ctx) const {
 // the path reads nothing outside the buffer under either bounds form.
 //
 // AVX2 has no byte-masked load. It takes the last vector's whole dwords with vpmaskmovd
-// (masked-out dwords are never read either) and leaves its last len & 3 bytes to the frame's
+// (Intel documents that a masked-out dword never faults; AMD's manual calls it implementation
+// dependent, and qemu-user's TCG does fault on one on an unmapped page, while the Zen 3 the
+// tests ran on does not: see docs/parameters.md) and leaves its last len & 3 bytes to the frame's
 // own byte tail — one load with bounds=aligned, the 4-2-1 ladder or the overlapping word
 // otherwise. Why not a full vector load and a byte mask (vpand) with bounds=aligned: the
 // last vector starts at a multiple of 32 from buf, not of 32 in memory, so its full load
