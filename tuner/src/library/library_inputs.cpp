@@ -15,7 +15,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr std::string_view kPurpose = "take a library variant";
+constexpr std::string_view kLibraryPurpose = "take a library variant";
 
 // The sub-folders of `dir` that hold a run: what to name when the folder is not one run.
 std::vector<std::string> runsIn(const fs::path& dir) {
@@ -49,11 +49,11 @@ std::string cpuidVendor(const std::string& recorded) {
 
 LibraryVariant readVariant(const std::string& input) {
   const std::string path = resultsFileOf(input);
-  const auto document = results::readDocument(path, kPurpose);
-  const auto header = results::readHeader(document, path, kPurpose);
+  const auto document = results::readDocument(path, kLibraryPurpose);
+  const auto header = results::readHeader(document, path, kLibraryPurpose);
   // readHeader has read these fields and checked the key against them.
   if (!header.cpuFields) {
-    results::fail(path, kPurpose,
+    results::fail(path, kLibraryPurpose,
                   "records no CPU vendor, family and model (written by an older csumtune): the "
                   "dispatcher has nothing to match the CPU on");
   }

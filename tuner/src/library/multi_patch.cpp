@@ -100,12 +100,6 @@ std::string bodyPiece(SourceRequest source, const std::string& name) {
          "\n";
 }
 
-std::string portableResultsPath(const std::string& path) {
-  const std::size_t at = path.rfind("results/");
-  if (at != std::string::npos && (at == 0 || path[at - 1] == '/')) return path.substr(at);
-  return std::filesystem::path(path).filename().string();
-}
-
 std::string regenerateCommand(const std::vector<LibraryVariant>& variants,
                               const gen::Params& fallback) {
   std::string command = "csumtune patch --tree .";
@@ -199,19 +193,6 @@ std::string messageBody(const std::vector<LibraryVariant>& variants, const gen::
   out += notice;
   out += "Regenerate: " + wrapShellCommand(command, 75 - 12) + "\n";
   return out;
-}
-
-std::string utcRfc2822() {
-  const std::time_t now = std::time(nullptr);
-  char text[64];
-  std::strftime(text, sizeof text, "%a, %d %b %Y %H:%M:%S +0000", std::gmtime(&now));
-  return text;
-}
-
-// Kernel text ends without a blank line (git and checkpatch flag one).
-std::string withoutTrailingBlankLines(std::string text) {
-  while (text.size() > 1 && text.back() == '\n' && text[text.size() - 2] == '\n') text.pop_back();
-  return text;
 }
 
 }  // namespace

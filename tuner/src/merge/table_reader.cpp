@@ -16,7 +16,7 @@ namespace csumtune::tuner {
 namespace {
 
 using nlohmann::json;
-constexpr std::string_view kPurpose = "merge";
+constexpr std::string_view kMergePurpose = "merge";
 
 [[noreturn]] void refuse(const std::string& path, const std::string& why) {
   throw BadRequest(fmt::format("cannot merge {}: {}", results::printable(path), why));
@@ -117,8 +117,8 @@ std::vector<SpeedupTable> benchTables(const json& j, const std::string& path) {
 }
 
 std::vector<SpeedupTable> tuneTables(const json& j, const std::string& path) {
-  results::checkDocument(j, path, kPurpose);
-  const results::RunHeader header = results::readHeader(j, path, kPurpose);
+  results::checkDocument(j, path, kMergePurpose);
+  const results::RunHeader header = results::readHeader(j, path, kMergePurpose);
   const json& cpu = j.at("cpu");
   if (!cpu.contains("vendor") || !cpu.contains("family")) {
     refuse(path,
@@ -163,7 +163,7 @@ std::vector<SpeedupTable> tuneTables(const json& j, const std::string& path) {
 }  // namespace
 
 std::vector<SpeedupTable> readSpeedupTables(const std::string& path) {
-  const json j = results::readJsonFile(path, kPurpose);
+  const json j = results::readJsonFile(path, kMergePurpose);
   try {
     const std::string schema = j.is_object() && j.contains("schema") && j.at("schema").is_string()
                                    ? j.at("schema").get<std::string>()

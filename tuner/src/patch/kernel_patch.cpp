@@ -1,6 +1,7 @@
 #include "patch/kernel_patch.hpp"
 
 #include <algorithm>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -259,6 +260,24 @@ std::string renderPatch(const PatchText& patch) {
   out += "---\n" + diffstat(changes) + "\n" + diffs;
   if (!patch.author.empty()) out += "-- \n" + patch.generator + "\n";
   return out;
+}
+
+std::string portableResultsPath(const std::string& path) {
+  const std::size_t at = path.rfind("results/");
+  if (at != std::string::npos && (at == 0 || path[at - 1] == '/')) return path.substr(at);
+  return std::filesystem::path(path).filename().string();
+}
+
+std::string utcRfc2822() {
+  const std::time_t now = std::time(nullptr);
+  char text[64];
+  std::strftime(text, sizeof text, "%a, %d %b %Y %H:%M:%S +0000", std::gmtime(&now));
+  return text;
+}
+
+std::string withoutTrailingBlankLines(std::string text) {
+  while (text.size() > 1 && text.back() == '\n' && text[text.size() - 2] == '\n') text.pop_back();
+  return text;
 }
 
 }  // namespace csumtune::tuner

@@ -67,4 +67,14 @@ std::string wrapParagraph(const std::string& text);
 // and the diffs (what `patch -p1` and `git apply` take).
 std::string renderPatch(const PatchText& patch);
 
+// The results file as a patch's "Regenerate:" line names it: from its results/<key>/ folder on
+// (where it is committed), else its file name, never a machine's absolute path.
+std::string portableResultsPath(const std::string& path);
+
+// Now, as format-patch's Date: line writes it.
+std::string utcRfc2822();
+
+// A file as a patch adds it: no blank line at the end (git and checkpatch flag one).
+std::string withoutTrailingBlankLines(std::string text);
+
 }  // namespace csumtune::tuner

@@ -186,14 +186,6 @@ const KindOfPatch& kindOf(const gen::Params& params) {
   return params.kind == gen::Kind::Copy ? kCopyPatch : kSumPatch;
 }
 
-// The results file as the patch's "Regenerate:" line names it: from its results/<key>/
-// folder on (where it is committed), else its file name, never a machine's absolute path.
-std::string portableResultsPath(const std::string& path) {
-  const std::size_t at = path.rfind("results/");
-  if (at != std::string::npos && (at == 0 || path[at - 1] == '/')) return path.substr(at);
-  return std::filesystem::path(path).filename().string();
-}
-
 std::string tunedText(const PatchRequest& r) {
   if (!r.tunedOn) return "Its parameters were given explicitly (csumtune patch --params).";
   // Every field is the results file's text: one line each, CPUID's padding squeezed.
@@ -242,19 +234,6 @@ std::string cpuNeeds(const gen::Params& params, std::string_view symbol) {
       "the same loop with ADC, on CPUs without ADX: the file runs on every\n"
       "x86-64 CPU.\n\n",
       symbol);
-}
-
-std::string utcRfc2822() {
-  const std::time_t now = std::time(nullptr);
-  char text[64];
-  std::strftime(text, sizeof text, "%a, %d %b %Y %H:%M:%S +0000", std::gmtime(&now));
-  return text;
-}
-
-// A .S file as a patch adds it: no blank line at the end (git and checkpatch flag it).
-std::string withoutTrailingBlankLines(std::string text) {
-  while (text.size() > 1 && text.back() == '\n' && text[text.size() - 2] == '\n') text.pop_back();
-  return text;
 }
 
 }  // namespace

@@ -29,11 +29,11 @@ Placement destinationFor(Placement source) {
 }
 
 // [from, to) clamped to the buffer.
-struct Window {
+struct CanaryWindow {
   std::uint8_t* from;
   std::uint8_t* to;
 };
-Window around(const GuardedBuffer& buffer, std::uint8_t* dst, int len) {
+CanaryWindow around(const GuardedBuffer& buffer, std::uint8_t* dst, int len) {
   return {std::max(buffer.data(), dst - kCanaryBytes),
           std::min(buffer.end(), dst + len + kCanaryBytes)};
 }
@@ -59,7 +59,7 @@ VerifyOutcome verifyCopyKernel(CopyFn fn, const VerifyFixture& fixture, const Ve
       const auto& region = fixture.region(c.pattern);
       std::uint32_t expected;
       std::uint8_t* dst = nullptr;
-      Window canary{nullptr, nullptr};
+      CanaryWindow canary{nullptr, nullptr};
       if (c.len <= 0) {
         // Touches nothing: both pointers are in a guard page.
         currentSrc = static_cast<const std::uint8_t*>(fixture.unreadable());
