@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include "source_paths.hpp"
+
 #include "library/library_files.hpp"
 #include "library/library_inputs.hpp"
 #include "request_errors.hpp"
@@ -13,9 +15,7 @@
 namespace csumtune::tuner {
 namespace {
 
-std::string results(const std::string& run) {
-  return std::string(CSUMTUNE_SOURCE_DIR) + "/results/" + run;
-}
+using csumtune::test_paths::committedResults;
 
 std::string fileOf(const std::vector<std::pair<std::string, std::string>>& files,
                    const std::string& name) {
@@ -92,8 +92,9 @@ TEST(Library, FallbackMustRunEverywhere) {
 }
 
 TEST(Library, ReadsTheCommittedRuns) {
-  const auto variants = readLibraryVariants({results("amd-19-11-1-0a1bbd54/kernel"),
-                                             results("amd-1a-02-1-5d4b381f/kernel/results.json")});
+  const auto variants =
+      readLibraryVariants({committedResults("amd-19-11-1-0a1bbd54/kernel"),
+                           committedResults("amd-1a-02-1-5d4b381f/kernel/results.json")});
   ASSERT_EQ(variants.size(), 2u);
   EXPECT_EQ(variants[0].cpuKey, "amd-19-11-1-0a1bbd54");
   EXPECT_EQ(variants[0].vendor, "AuthenticAMD");  // CPUID's string, from the recorded "AMD"
@@ -105,12 +106,14 @@ TEST(Library, ReadsTheCommittedRuns) {
 }
 
 TEST(Library, RefusesWhatCannotMakeALibrary) {
-  EXPECT_THROW(readLibraryVariants({results("amd-19-11-1-0a1bbd54/copy-kernel")}), BadRequest);
-  EXPECT_THROW(readLibraryVariants(
-                   {results("amd-19-11-1-0a1bbd54/kernel"), results("amd-19-11-1-0a1bbd54/imix")}),
+  EXPECT_THROW(readLibraryVariants({committedResults("amd-19-11-1-0a1bbd54/copy-kernel")}),
                BadRequest);
-  EXPECT_THROW(readLibraryVariants({results("amd-19-11-1-0a1bbd54")}), BadRequest);
-  EXPECT_THROW(readLibraryVariants({results("no-such-key/kernel/results.json")}), std::exception);
+  EXPECT_THROW(readLibraryVariants({committedResults("amd-19-11-1-0a1bbd54/kernel"),
+                                    committedResults("amd-19-11-1-0a1bbd54/imix")}),
+               BadRequest);
+  EXPECT_THROW(readLibraryVariants({committedResults("amd-19-11-1-0a1bbd54")}), BadRequest);
+  EXPECT_THROW(readLibraryVariants({committedResults("no-such-key/kernel/results.json")}),
+               std::exception);
 }
 
 }  // namespace

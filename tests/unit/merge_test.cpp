@@ -31,7 +31,7 @@ std::string golden(const std::string& name) {
   return std::string(CSUMTUNE_SOURCE_DIR) + "/tests/golden/merge/" + name;
 }
 
-std::vector<SpeedupTable> read(const std::vector<std::string>& names) {
+std::vector<SpeedupTable> readTables(const std::vector<std::string>& names) {
   std::vector<SpeedupTable> tables;
   for (const std::string& name : names)
     for (SpeedupTable& t : readSpeedupTables(golden(name))) tables.push_back(std::move(t));
@@ -66,7 +66,7 @@ std::string refusal(Call call) {
 }
 
 TEST(MergeTables, RecordedTablesOfThreeCpuKeysCarryTheirKeys) {
-  const auto tables = read(kThreeCpus);
+  const auto tables = readTables(kThreeCpus);
   ASSERT_EQ(tables.size(), 6u);  // two profiles each
   EXPECT_EQ(tables[0].cpu.key, "amd-19-11-1-0a1bbd54");
   EXPECT_EQ(tables[0].profile, "kernel");
@@ -76,7 +76,7 @@ TEST(MergeTables, RecordedTablesOfThreeCpuKeysCarryTheirKeys) {
 }
 
 TEST(MergeTables, PicksTheHighestWorstSpeedupPerProfile) {
-  const MergeReport report = mergeTables(read(kThreeCpus), {});
+  const MergeReport report = mergeTables(readTables(kThreeCpus), {});
   ASSERT_EQ(report.picks.size(), 2u);
   const PortablePick& kernel = pickFor(report, "kernel");
   // The AVX2 kernel is slowest on the Intel part (2.0x) and still ahead of every other
@@ -98,7 +98,7 @@ TEST(MergeTables, PicksTheHighestWorstSpeedupPerProfile) {
 }
 
 TEST(MergeTables, KernelSafePortableWinnerIsNoCpusOwnWinner) {
-  const MergeReport report = mergeTables(read(kThreeCpus), MergeOptions{true});
+  const MergeReport report = mergeTables(readTables(kThreeCpus), MergeOptions{true});
   for (const char* profile : {"kernel", "imix"}) {
     SCOPED_TRACE(profile);
     const PortablePick& pick = pickFor(report, profile);
@@ -122,7 +122,7 @@ TEST(MergeTables, KernelSafePortableWinnerIsNoCpusOwnWinner) {
 }
 
 TEST(MergeTables, ReportSaysWinnerAndPerCpuFiguresInTextAndJson) {
-  auto tables = read(kThreeCpus);
+  auto tables = readTables(kThreeCpus);
   tables[0].unreliable = "the machine was busy";  // as bench says it in its reliability
   const MergeReport report = mergeTables(tables, MergeOptions{true});
   const std::string text = formatMergeText(report);
@@ -142,7 +142,7 @@ TEST(MergeTables, ReportSaysWinnerAndPerCpuFiguresInTextAndJson) {
 }
 
 TEST(MergeTables, TiesGoToTheHigherMeanThenTheSmallerKernel) {
-  auto tables = read({"zen4.json", "zen5.json"});
+  auto tables = readTables({"zen4.json", "zen5.json"});
   // Two kernel-safe kernels ahead of the rest with the same worst speed-up: the higher mean
   // wins; with equal means too, the smaller code (the adcx kernel: 402 B against 819 B).
   const auto setUp = [&](double adcxOnZen5) {
@@ -168,7 +168,7 @@ TEST(MergeTables, TiesGoToTheHigherMeanThenTheSmallerKernel) {
 
 TEST(MergeTables, RefusesInconsistentInputs) {
   const auto refused = [](const std::vector<std::string>& names, MergeOptions options = {}) {
-    return refusal([&] { mergeTables(read(names), options); });
+    return refusal([&] { mergeTables(readTables(names), options); });
   };
   EXPECT_NE(refused({"zen4.json", "zen5.json", "bad-copy-kind.json"}).find("one kind at a time"),
             std::string::npos);
@@ -186,7 +186,7 @@ TEST(MergeTables, RefusesInconsistentInputs) {
 }
 
 TEST(MergeTables, RefusesAProfileSomeCpuDidNotMeasure) {
-  auto tables = read(kThreeCpus);
+  auto tables = readTables(kThreeCpus);
   tables.pop_back();  // the Intel part's imix table
   const std::string message = refusal([&] { mergeTables(tables, {}); });
   EXPECT_NE(message.find("profile imix (hot cache) was not measured on intel-06-8f"),
@@ -195,7 +195,7 @@ TEST(MergeTables, RefusesAProfileSomeCpuDidNotMeasure) {
 }
 
 TEST(MergeTables, RefusesWhenNoKernelIsOnEveryCpu) {
-  auto tables = read({"zen4.json", "zen5.json"});
+  auto tables = readTables({"zen4.json", "zen5.json"});
   for (KernelSpeedup& k : tables[2].kernels) k.params += ",tail=overlap";  // zen5, kernel
   const std::string message = refusal([&] { mergeTables(tables, {}); });
   EXPECT_NE(message.find("no kernel was measured on every CPU"), std::string::npos) << message;

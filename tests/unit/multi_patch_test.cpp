@@ -5,12 +5,14 @@
 // tests/e2e/kernel-tree.sh builds the patched tree and boots it under qemu CPU models.
 #include <gtest/gtest.h>
 
+#include "source_paths.hpp"
+
 #include <filesystem>
 #include <fstream>
 
 #include "csumtune/gen/params.hpp"
-#include "patch/kernel_patch.hpp"
 #include "library/multi_patch.hpp"
+#include "patch/kernel_patch.hpp"
 #include "request_errors.hpp"
 
 namespace csumtune::tuner {
@@ -18,17 +20,14 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string results(const std::string& run) {
-  return std::string(CSUMTUNE_SOURCE_DIR) + "/results/" + run;
-}
+using csumtune::test_paths::committedResults;
 
 const std::string kZen4 = "amd-19-11-1-0a1bbd54/kernel";
 const std::string kZen5 = "amd-1a-02-1-5d4b381f/kernel";
 
 std::size_t count(const std::string& text, const std::string& what) {
   std::size_t n = 0;
-  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
-    ++n;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
   return n;
 }
 
@@ -67,7 +66,7 @@ class MultiTree : public ::testing::Test {
 };
 
 TEST(MultiPatch, ReadsTheCommittedKernelSafeRuns) {
-  const auto variants = readKernelVariants({results(kZen4), results(kZen5)});
+  const auto variants = readKernelVariants({committedResults(kZen4), committedResults(kZen5)});
   ASSERT_EQ(variants.size(), 2u);
   EXPECT_EQ(variants[0].cpuKey, "amd-19-11-1-0a1bbd54");
   EXPECT_EQ(variants[1].cpuKey, "amd-1a-02-1-5d4b381f");
@@ -76,7 +75,7 @@ TEST(MultiPatch, ReadsTheCommittedKernelSafeRuns) {
 }
 
 TEST(MultiPatch, SelectionMatchesVendorFamilyModelAndNeedsAdx) {
-  const auto variants = readKernelVariants({results(kZen4), results(kZen5)});
+  const auto variants = readKernelVariants({committedResults(kZen4), committedResults(kZen5)});
   const std::string c = renderSelectC(variants, defaultKernelFallback(), "csumtune patch ...");
   EXPECT_NE(c.find("DEFINE_STATIC_CALL(csumtune_csum_partial, csumtune_csum_partial_generic);"),
             std::string::npos);
@@ -104,7 +103,7 @@ TEST(MultiPatch, SelectionMatchesVendorFamilyModelAndNeedsAdx) {
 }
 
 TEST(MultiPatch, AssemblyHoldsEveryBodyWithoutAlternatives) {
-  const auto variants = readKernelVariants({results(kZen4), results(kZen5)});
+  const auto variants = readKernelVariants({committedResults(kZen4), committedResults(kZen5)});
   const std::string s = renderMultiAssembly(variants, defaultKernelFallback(), "csumtune patch");
   EXPECT_EQ(count(s, "SPDX"), 1u);
   EXPECT_EQ(count(s, "SYM_FUNC_START("), 3u);
@@ -134,7 +133,7 @@ TEST(MultiPatch, MakefileGainsOneObject) {
 TEST_F(MultiTree, PatchAddsTheBodiesAndTheSelection) {
   MultiPatchRequest request;
   request.tree = root_.string();
-  request.results = {results(kZen4), results(kZen5)};
+  request.results = {committedResults(kZen4), committedResults(kZen5)};
   bool accepted = false;
   request.accepted = [&] { accepted = true; };
   const PatchResult patch = makeMultiPatch(request);
@@ -169,7 +168,7 @@ TEST_F(MultiTree, RefusesATreeWithoutTheMakefileLine) {
   write(kLibMakefile, "lib-y += something.o\n");
   MultiPatchRequest request;
   request.tree = root_.string();
-  request.results = {results(kZen4), results(kZen5)};
+  request.results = {committedResults(kZen4), committedResults(kZen5)};
   EXPECT_THROW(makeMultiPatch(request), TreeError);
 }
 
@@ -181,24 +180,27 @@ TEST(MultiPatch, FallbackMustRunInEveryKernel) {
 }
 
 TEST(MultiPatch, RefusesRunsThatCannotShareAFile) {
-  expectRefused({results(kZen4), results("amd-19-11-1-0a1bbd54/imix")}, "vector registers");
-  expectRefused({results(kZen4), results("amd-19-11-1-0a1bbd54/copy-kernel")}, "one kind");
-  expectRefused({results(kZen4), results("amd-19-11-1-0a1bbd54/kernel-max296")}, "appears twice");
-  expectRefused({results(kZen4), results("no-such-key/kernel/results.json")}, "no-such-key");
+  expectRefused({committedResults(kZen4), committedResults("amd-19-11-1-0a1bbd54/imix")},
+                "vector registers");
+  expectRefused({committedResults(kZen4), committedResults("amd-19-11-1-0a1bbd54/copy-kernel")},
+                "one kind");
+  expectRefused({committedResults(kZen4), committedResults("amd-19-11-1-0a1bbd54/kernel-max296")},
+                "appears twice");
+  expectRefused({committedResults(kZen4), committedResults("no-such-key/kernel/results.json")},
+                "no-such-key");
   // A run of another generator version.
   const fs::path other = fs::temp_directory_path() /
                          ("csumtune-multi-version-" + std::to_string(::getpid()) + ".json");
   {
-    std::ifstream in(results(kZen5) + "/results.json");
+    std::ifstream in(committedResults(kZen5) + "/results.json");
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     const std::string field = "\"generator_version\": \"";
     const std::size_t at = text.find(field);
     ASSERT_NE(at, std::string::npos);
-    text.replace(at + field.size(), text.find('"', at + field.size()) - at - field.size(),
-                 "0.0.9");
+    text.replace(at + field.size(), text.find('"', at + field.size()) - at - field.size(), "0.0.9");
     std::ofstream(other) << text;
   }
-  expectRefused({results(kZen4), other.string()}, "generator 0.0.9");
+  expectRefused({committedResults(kZen4), other.string()}, "generator 0.0.9");
   fs::remove(other);
 }
 
