@@ -45,6 +45,13 @@ for model in Westmere Haswell EPYC-Rome; do
       expect --output --as "$model: carry=$family refused, not run" 2 "needs $need" -- "${verify[@]}"
     fi
   done
+  # The AVX2 middle path (mid=N, vpmaskmovd) against the guard pages on the model.
+  verify=("${run[@]}" "$CSUMTUNE" verify --quick --params "carry=avx2,chains=2,unroll=4,mid=256,bounds=aligned")
+  if [[ " ${HAS[$model]} " == *" AVX2 "* ]]; then
+    expect --output --as "$model: carry=avx2 with mid verifies" 0 -- "${verify[@]}"
+  else
+    expect --output --as "$model: carry=avx2 with mid refused, not run" 2 "needs AVX2" -- "${verify[@]}"
+  fi
   # The command line on that CPU: emit needs no feature (nothing runs), bench refuses what
   # cannot run and measures what can.
   check "$model: emit of every family" emit_all

@@ -68,9 +68,9 @@ void VectorFamily::emitAfterLoop(EmitContext& ctx) const {
 // the path reads nothing outside the buffer under either bounds form.
 //
 // AVX2 has no byte-masked load. It takes the last vector's whole dwords with vpmaskmovd
-// (Intel documents that a masked-out dword never faults; AMD's manual calls it implementation
-// dependent, and qemu-user's TCG does fault on one on an unmapped page, while the Zen 3 the
-// tests ran on does not: see docs/parameters.md) and leaves its last len & 3 bytes to the frame's
+// (Intel documents that a masked-out dword never faults, AMD's manual calls it implementation
+// dependent: a window that crosses a page is summed dword by dword instead, so none is ever on
+// a page without a byte of the buffer) and leaves its last len & 3 bytes to the frame's
 // own byte tail — one load with bounds=aligned, the 4-2-1 ladder or the overlapping word
 // otherwise. Why not a full vector load and a byte mask (vpand) with bounds=aligned: the
 // last vector starts at a multiple of 32 from buf, not of 32 in memory, so its full load
@@ -113,9 +113,18 @@ bool VectorFamily::emitMidPath(EmitContext& ctx) const {
   }
   // ecx = r, the last vector's bytes (1..32); dword i is loaded when r >= 4i + 4, i.e. when
   // r > 4i + 3: the bytes 3, 7, .., 31 zero-extended to dwords, compared with r.
+  // A window [pointer, pointer + 32) that crosses a 4 KiB page takes its whole dwords one by
+  // one instead (31 start offsets of 4096): so no masked-out dword is ever on a page that
+  // holds no byte of the buffer, and vpmaskmovd cannot fault however an implementation treats
+  // them (qemu-user's TCG faults on one on an unmapped page).
   const Vec mask = vec(10);
+  Label crossing = ctx.b.newLabel(), dwords = ctx.b.newLabel(), joined = ctx.b.newLabel();
   ctx.b.and_(ecx, unit - 1);
   ctx.b.inc(ecx);
+  ctx.b.mov(r8d, buffer.r32());
+  ctx.b.and_(r8d, 4095);
+  ctx.b.cmp(r8d, 4096 - unit + 1);
+  ctx.b.jae(crossing);
   ctx.b.vmovd(xmm(10), ecx);
   ctx.b.vpbroadcastd(mask, xmm(10));
   ctx.b.mov(r8, 0x1f1b17130f0b0703);
@@ -127,6 +136,21 @@ bool VectorFamily::emitMidPath(EmitContext& ctx) const {
   // The pointer past the whole dwords, the byte count down to the len & 3 bytes left.
   ctx.b.and_(ecx, -4);
   ctx.b.add(buffer, rcx);
+  ctx.b.jmp(joined);
+  ctx.b.bind(crossing);
+  // The r >> 2 whole dwords into rax, each closed by adc $0 (rdx is free: the lane mask is
+  // built); the pointer ends past them as above.
+  const Gp& word = ctx.regs.scratch;
+  ctx.b.shr(ecx, 2);
+  ctx.b.jz(joined);
+  ctx.b.bind(dwords);
+  ctx.b.mov(word.r32(), dword_ptr(buffer));
+  ctx.b.add(ctx.regs.accumulators.front(), word);
+  ctx.b.adc(ctx.regs.accumulators.front(), 0);
+  ctx.b.add(buffer, 4);
+  ctx.b.dec(ecx);
+  ctx.b.jnz(dwords);
+  ctx.b.bind(joined);
   ctx.b.and_(count.r32(), 3);
   emitReduce(ctx, accs);
   return true;
