@@ -2,8 +2,9 @@
 # What the IFUNC dispatch of an `emit --library` library costs on this CPU: the library of the
 # committed Zen 4 and Zen 5 kernel runs (this CPU gets its own body or the portable one), and
 # tests/library/dispatch_cost.c timing csum_partial through the IFUNC against a direct call of
-# the same body, pinned, at 40 and 1500 bytes (or the lengths given). A benchmark: run it on a
-# quiet machine; the figures are TSC ticks per call.
+# the same body, pinned, at 40 and 1500 bytes (or the lengths given), with the caller built
+# with and without -fno-plt. A benchmark: run it on a quiet machine; the figures are TSC ticks
+# per call.
 #
 #   scripts/dispatch-cost.sh [LEN...]        (CSUMTUNE=path/to/csumtune, CPU=1, ROUNDS=2001)
 set -euo pipefail
@@ -17,7 +18,15 @@ make -s -C "$work/lib" >/dev/null
 printf '#include <stdio.h>\n#include "csumtune_library.h"\nint main(void) { puts(csum_partial_variant()); return 0; }\n' >"$work/variant.c"
 cc -O2 -I"$work/lib" -o "$work/variant" "$work/variant.c" "$work/lib/libcsumtune_library.a"
 body=csum_partial_$("$work/variant" | tr -- '-.' '__')
-cc -O2 -I"$work/lib" -DDIRECT="$body" -o "$work/dispatch_cost" tests/library/dispatch_cost.c \
+# Both loops start on 64-byte boundaries, so that code placement is not what differs. Two
+# builds of the caller: calls through the PLT entry (the default), and -fno-plt, where the
+# call itself goes through the GOT slot (no PLT jump).
+flags=(-O2 -falign-functions=64 -falign-loops=64 -I"$work/lib" -DDIRECT="$body")
+cc "${flags[@]}" -o "$work/dispatch_cost" tests/library/dispatch_cost.c "$work/lib/libcsumtune_library.a"
+cc "${flags[@]}" -fno-plt -o "$work/dispatch_cost_noplt" tests/library/dispatch_cost.c \
   "$work/lib/libcsumtune_library.a"
 [[ $# -gt 0 ]] || set -- 40 1500
+echo "caller built with PLT calls (the default):"
 "$work/dispatch_cost" "${CPU:-1}" "${ROUNDS:-2001}" "$@"
+echo "caller built with -fno-plt:"
+"$work/dispatch_cost_noplt" "${CPU:-1}" "${ROUNDS:-2001}" "$@"
