@@ -58,15 +58,14 @@ out=$("$CSUMTUNE" "${tiny[@]}" --out "$work/wait" --quiet --wait-quiet=120 2>&1)
 status=$?
 end=$(date +%s)
 check "wait: the run completes (status $status)" test "$status" -eq 0
-# (The search kept nothing disturbed; a later probe on a noisy VM may still read a few per
-# cent slow, which the run then reports: that is the monitor doing its job, not a failure.)
-if [[ $out == *"machine  the machine was quiet"* || $out == *"busy during 0 % of the search"* ]]; then
-  pass "wait: the search ran quiet after the wait"
-else
-  fail "wait: the search was not quiet after the wait: $out"
-fi
-check "wait: it waited for the load, kept no disturbed search measurement, within the limit" contention \
-  "c['waited_seconds'] >= 3 and c['phases'][0]['disturbed'] == 0 and not c['wait_limit_ran_out']" \
+# What the wait is for is the load: after it, the search shares its CPU with nothing (the
+# run-queue wait of its measurements is near zero; the load alone put it near one half). A
+# measurement can still be marked disturbed by a slow baseline probe on a noisy VM (the
+# frequency, a neighbour): no wait removes that, and the run reports it, which is the monitor
+# doing its job, not a failure of the wait.
+check "wait: it waited for the load, the search shared its CPU with nothing, within the limit" \
+  contention "c['waited_seconds'] >= 3 and c['phases'][0]['phase'] == 'search' and \
+  c['phases'][0]['run_queue_wait_share'] < 0.02 and not c['wait_limit_ran_out']" \
   "$work/wait/results.json"
 check "wait: lasted past the load (ended after $((end - start)) s)" test $((end - start)) -ge 6
 

@@ -28,6 +28,7 @@ enum {
   CSUMTUNE_AVX2 = 1u << 1,
   CSUMTUNE_AVX512F = 1u << 2,
   CSUMTUNE_AVX512_VNNI = 1u << 3,
+  CSUMTUNE_AVX512BW = 1u << 4,
 };
 
 struct csumtune_cpu {
@@ -60,6 +61,7 @@ CSUMTUNE_INLINE struct csumtune_cpu csumtune_read_cpu(void) {
     if ((b & (1u << 16)) && (xcr0 & 0xe6u) == 0xe6u) {
       cpu.features |= CSUMTUNE_AVX512F;
       if (c & (1u << 11)) cpu.features |= CSUMTUNE_AVX512_VNNI;
+      if (b & (1u << 30)) cpu.features |= CSUMTUNE_AVX512BW;
     }
   }
   return cpu;
