@@ -6,6 +6,7 @@
 #include "cli_support.hpp"
 #include "commands.hpp"
 #include "csumtune/cpu.hpp"
+#include "report/bench_report.hpp"
 
 namespace csumtune::cli {
 namespace {
@@ -13,17 +14,9 @@ namespace {
 enum class CpuFormat { Text, Json };
 
 nlohmann::json toJson(const CpuIdentity& cpu) {
-  nlohmann::json features = nlohmann::json::object();
-  for (const auto& f : cpu.features) features[f.name] = f.present;
-  return {{"vendor", cpu.vendor},
-          {"brand", cpu.brand},
-          {"family", cpu.family},
-          {"model", cpu.model},
-          {"stepping", cpu.stepping},
-          {"microcode", cpu.microcode ? nlohmann::json(*cpu.microcode) : nlohmann::json()},
-          {"features", features},
-          {"key", cpuKey(cpu)},
-          {"disabled_by_environment", cpu.disabled}};
+  nlohmann::json json = tuner::cpuJson(cpu);
+  json["disabled_by_environment"] = cpu.disabled;
+  return json;
 }
 
 void printText(const CpuIdentity& cpu) {

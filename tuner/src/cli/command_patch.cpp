@@ -12,9 +12,9 @@
 #include "commands.hpp"
 #include "csumtune/results/document.hpp"
 #include "library/library_inputs.hpp"
+#include "library/multi_patch.hpp"
 #include "patch/kernel_patch.hpp"
 #include "patch/make_patch.hpp"
-#include "library/multi_patch.hpp"
 #include "report/results_file.hpp"
 
 namespace csumtune::cli {

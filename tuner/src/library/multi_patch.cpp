@@ -12,7 +12,6 @@
 #include "csumtune/results/document.hpp"
 #include "library/library_files.hpp"
 #include "one_line.hpp"
-#include "patch/git_identity.hpp"
 #include "patch/kernel_patch.hpp"
 #include "request_errors.hpp"
 #include "source_file.hpp"
@@ -462,16 +461,7 @@ PatchResult makeMultiPatch(const MultiPatchRequest& r) {
   patch.subject = fmt::format("x86/csum: Pick csum_partial() at boot from {} CPU-tuned bodies",
                               variants.size());
   patch.body = messageBody(variants, r.fallback, tree, command);
-  if (tree.git) {
-    const GitIdentity identity = gitIdentity(tree.root);
-    if (!identity.refused.empty())
-      result.notes.push_back("the tree's git identity is not used as the patch's author: " +
-                             identity.refused + ": a plain patch, not git format-patch");
-    patch.author = identity.author;
-    if (patch.author.empty() && identity.refused.empty())
-      result.notes.push_back(
-          r.tree + " has no git user.name/user.email: a plain patch, not git format-patch");
-  }
+  setAuthorFromTree(tree, r.tree, patch, result.notes);
   patch.date = utcRfc2822();
   patch.generator = fmt::format("csumtune {}", gen::kGeneratorVersion);
   patch.files = {

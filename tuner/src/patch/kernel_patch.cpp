@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "csumtune/bounded_file.hpp"
+#include "patch/git_identity.hpp"
 
 namespace csumtune::tuner {
 namespace {
@@ -260,6 +261,19 @@ std::string renderPatch(const PatchText& patch) {
   out += "---\n" + diffstat(changes) + "\n" + diffs;
   if (!patch.author.empty()) out += "-- \n" + patch.generator + "\n";
   return out;
+}
+
+void setAuthorFromTree(const KernelTree& tree, const std::string& treeArgument, PatchText& patch,
+                       std::vector<std::string>& notes) {
+  if (!tree.git) return;
+  const GitIdentity identity = gitIdentity(tree.root);
+  if (!identity.refused.empty())
+    notes.push_back("the tree's git identity is not used as the patch's author: " +
+                    identity.refused + ": a plain patch, not git format-patch");
+  patch.author = identity.author;
+  if (patch.author.empty() && identity.refused.empty())
+    notes.push_back(treeArgument +
+                    " has no git user.name/user.email: a plain patch, not git format-patch");
 }
 
 std::string portableResultsPath(const std::string& path) {

@@ -67,6 +67,11 @@ std::string wrapParagraph(const std::string& text);
 // and the diffs (what `patch -p1` and `git apply` take).
 std::string renderPatch(const PatchText& patch);
 
+// A git checkout's configured identity as the patch's author (format-patch shape); else a note
+// in `notes` saying why it stays a plain patch. `treeArgument` is the tree as the user named it.
+void setAuthorFromTree(const KernelTree& tree, const std::string& treeArgument, PatchText& patch,
+                       std::vector<std::string>& notes);
+
 // The results file as a patch's "Regenerate:" line names it: from its results/<key>/ folder on
 // (where it is committed), else its file name, never a machine's absolute path.
 std::string portableResultsPath(const std::string& path);

@@ -14,7 +14,6 @@
 #include "measure/kernel_source.hpp"
 #include "measure/timed_kernels.hpp"
 #include "one_line.hpp"
-#include "patch/git_identity.hpp"
 #include "patch/kernel_patch.hpp"
 #include "patch/patch_figures.hpp"
 #include "source_file.hpp"
@@ -289,16 +288,7 @@ PatchResult makePatch(const PatchRequest& r) {
   PatchText patch;
   patch.subject = subjectOf(kind, r);
   patch.body = wrappedMessage(kind.body(m));
-  if (tree.git) {
-    const GitIdentity identity = gitIdentity(tree.root);
-    if (!identity.refused.empty())
-      result.notes.push_back("the tree's git identity is not used as the patch's author: " +
-                             identity.refused + ": a plain patch, not git format-patch");
-    patch.author = identity.author;
-    if (patch.author.empty() && identity.refused.empty())
-      result.notes.push_back(
-          r.tree + " has no git user.name/user.email: a plain patch, not git format-patch");
-  }
+  setAuthorFromTree(tree, r.tree, patch, result.notes);
   patch.date = utcRfc2822();
   patch.generator = fmt::format("csumtune {}", gen::kGeneratorVersion);
   if (std::string_view(kind.replaced) == kind.added)
