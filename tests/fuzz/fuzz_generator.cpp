@@ -1,7 +1,7 @@
 // libFuzzer: the generator. The input picks a point of the space (loop shape, prefetch,
-// every short-path key) and a buffer; the kernel is compiled (if this CPU can run it) and
-// its sum compared with the plain reference over every length of the buffer and a random
-// initial sum. A wrong sum aborts.
+// every short-path key and the SIMD middle path) and a buffer; the kernel is compiled (if this
+// CPU can run it) and its sum compared with the plain reference over every length of the
+// buffer and a random initial sum. A wrong sum aborts.
 #include <cstdint>
 #include <cstdlib>
 #include <vector>
@@ -44,6 +44,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const int bounds[] = {0, 64, 128, 256};
   p.shortBelow = bounds[in.next(4)];
   p.bounds = static_cast<gen::Bounds>(in.next(gen::kBoundsCount));
+  // The SIMD families' middle path; other families refuse the key, so they keep mid=0.
+  const int mids[] = {0, 128, 256, 512};
+  p.mid = mids[in.next(4)];
+  if (!gen::validationError(p).empty()) p.mid = 0;
   if (!gen::validationError(p).empty() || !missingFeatures(p).empty()) return 0;
   const std::uint32_t sum = in.next(0);
   std::vector<std::uint8_t> buffer(in.at < size ? data + in.at : data, data + size);
