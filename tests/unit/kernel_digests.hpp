@@ -56,31 +56,28 @@ inline std::vector<gen::Params> midPathKernels() {
   return out;
 }
 
+// One kernel's machine code into its shape's digest (FNV-1a over the bytes, then a separator).
+inline void addToDigest(ShapeDigest& d, const gen::Params& p) {
+  const auto bytes = gen::KernelProgram(p).bytes();
+  if (d.kernels == 0) d.firstSize = bytes.size();
+  for (std::uint8_t b : bytes) d.hash = (d.hash ^ b) * 1099511628211ull;
+  d.hash = (d.hash ^ 0xff) * 1099511628211ull;  // kernel separator
+  ++d.kernels;
+}
+
 inline std::map<std::string, ShapeDigest> kernelDigests(int prefetchStride = 1) {
   std::map<std::string, ShapeDigest> out;
   for (const gen::Params& p : gen::enumerateSpace({false, true})) {
     if ((p.prefetch / gen::ParamLimits::kPrefetchStep) % prefetchStride != 0) continue;
-    const std::string shape =
-        fmt::format("carry={},chains={},unroll={}", gen::toString(p.carry), p.chains, p.unroll);
-    gen::KernelProgram program(p);
-    const auto bytes = program.bytes();
-    ShapeDigest& d = out[shape];
-    if (d.kernels == 0) d.firstSize = bytes.size();
-    for (std::uint8_t b : bytes) d.hash = (d.hash ^ b) * 1099511628211ull;
-    d.hash = (d.hash ^ 0xff) * 1099511628211ull;  // kernel separator
-    ++d.kernels;
+    addToDigest(out[fmt::format("carry={},chains={},unroll={}", gen::toString(p.carry), p.chains,
+                                p.unroll)],
+                p);
   }
   // The middle-path kernels, one line per loop shape: `carry=..,chains=..,unroll=..,mid`.
   for (const gen::Params& p : midPathKernels()) {
-    const std::string shape =
-        fmt::format("carry={},chains={},unroll={},mid", gen::toString(p.carry), p.chains, p.unroll);
-    gen::KernelProgram program(p);
-    const auto bytes = program.bytes();
-    ShapeDigest& d = out[shape];
-    if (d.kernels == 0) d.firstSize = bytes.size();
-    for (std::uint8_t b : bytes) d.hash = (d.hash ^ b) * 1099511628211ull;
-    d.hash = (d.hash ^ 0xff) * 1099511628211ull;
-    ++d.kernels;
+    addToDigest(out[fmt::format("carry={},chains={},unroll={},mid", gen::toString(p.carry),
+                                p.chains, p.unroll)],
+                p);
   }
   return out;
 }
