@@ -254,11 +254,43 @@ void emitByteLadder(EmitContext& ctx, const Gp& scratch) {
   }
 }
 
+// entry=range's form of the overlapping tail, two instructions shorter for a count that is a
+// multiple of 8 and one shorter for the others: the test reads the count's low byte, the word
+// is loaded at pointer + (count mod 8) - 8 without moving the pointer, and the shift count
+// -8 * count is 64 - 8 * (count mod 8) modulo 64 (shr reads only the low 6 bits of cl).
+// A copy stores at the load's offset from dst, which takes no index: its pointer moves.
+// Needs len >= 8 and rcx free, as the other form; `scratch` takes the word (rdx when the
+// plan's scratch is rcx: the loop's accumulators are folded by now).
+void emitEndWordTail(EmitContext& ctx, const Gp& scratch) {
+  const Gp& buffer = ctx.regs.buffer;
+  const Gp& count = ctx.regs.remaining;
+  const Gp& acc0 = ctx.regs.accumulators.front();
+  const Gp word = scratch == rcx ? rdx : scratch;
+  Label done = ctx.b.newLabel();
+  emitTestBit(ctx, 7);
+  ctx.b.short_().jz(done);
+  ctx.b.mov(ecx, count.r32());
+  ctx.b.and_(ecx, 7);
+  if (ctx.copying()) {
+    ctx.b.add(buffer, rcx);
+    emitLoad(ctx, word, qword_ptr(buffer, -8));
+  } else {
+    emitLoad(ctx, word, qword_ptr(buffer, rcx, 0, -8));
+  }
+  ctx.b.imul(ecx, count.r32(), -8);
+  ctx.b.shr(word, cl);
+  ctx.b.add(acc0, word);
+  ctx.b.adc(acc0, 0);
+  ctx.b.bind(done);
+}
+
 // The last 0..7 bytes as the 8 bytes that end at buf + len, shifted right past the bytes
 // already summed: one load, no branch on the bits. Needs len >= 8 (the frame sends shorter
 // buffers to the tiny path) and rcx free (the second accumulator is folded first): the shift
 // count must be in cl. The byte count register takes the loaded word.
-void emitOverlapTail(EmitContext& ctx) {
+void emitOverlapTail(EmitContext& ctx, const Gp& scratch) {
+  if (ctx.params.entry == Entry::Range || ctx.params.entry == Entry::Forty)
+    return emitEndWordTail(ctx, scratch);
   const Gp& buffer = ctx.regs.buffer;
   const Gp& acc0 = ctx.regs.accumulators.front();
   const Gp& word = ctx.regs.remaining;
@@ -321,7 +353,7 @@ void emitByteTail(EmitContext& ctx, const Gp& scratch) {
   } else if (ctx.params.tail == Tail::Ladder) {
     emitByteLadder(ctx, scratch);
   } else {
-    emitOverlapTail(ctx);
+    emitOverlapTail(ctx, scratch);
   }
 }
 
@@ -362,7 +394,7 @@ void emitTailsAndFold(EmitContext& ctx, int topBytes, const Gp& scratch, const L
     if (foldSecond) emitFoldSecond(ctx);
   } else {
     if (foldSecond) emitFoldSecond(ctx);
-    emitOverlapTail(ctx);
+    emitOverlapTail(ctx, scratch);
     if (skipTo) ctx.b.bind(*skipTo);
   }
   emitFold64(ctx);
@@ -385,12 +417,9 @@ void emitChain(EmitContext& ctx, const Gp& acc, int disp, int words, bool accHol
 // exact=N: one compare at entry; a buffer of exactly N bytes takes straight-line code (words
 // on one add/adc chain, or two when there are more than five, the last N mod 8 bytes as the
 // shifted 8 bytes that end at buf + N) and returns.
-void emitExactPath(EmitContext& ctx, const Label& general) {
-  const int n = ctx.params.exact;
+void emitExactBody(EmitContext& ctx, int n) {
   const int words = n / 8, rest = n % 8;
   const bool sumFirst = ctx.params.sum == SumEntry::First;
-  ctx.b.cmp(esi, n);
-  ctx.b.jne(general);
   if (words <= 5) {
     emitChain(ctx, rax, 0, words, sumFirst);
   } else {
@@ -410,7 +439,100 @@ void emitExactPath(EmitContext& ctx, const Label& general) {
   emitFold64(ctx);
   if (!sumFirst) emitAddSumLast(ctx);
   ctx.b.ret();
+}
+
+void emitExactPath(EmitContext& ctx, const Label& general) {
+  ctx.b.cmp(esi, ctx.params.exact);
+  ctx.b.jne(general);
+  emitExactBody(ctx, ctx.params.exact);
   ctx.b.bind(general);
+}
+
+// What a short path does before its first word: the second accumulator zeroed where it is
+// used (a lean, range or forty entry has not zeroed it), and with sum=last the sum register.
+void emitShortPreamble(EmitContext& ctx, bool second) {
+  if (second) ctx.b.xor_(ctx.regs.accumulators[1].r32(), ctx.regs.accumulators[1].r32());
+  if (ctx.params.sum == SumEntry::Last) ctx.b.xor_(eax, eax);
+}
+
+// The labels entry=forty's first compares jump to (emitFortyEntry) and its paths bind.
+struct FortyLabels {
+  Label exact40, below40, from41, from80;
+};
+
+// entry=forty: len - 40 decides first, as in Linux's own file ("len == 40 is the hot case
+// due to IPv6 headers"): one compare, then equal, below and above are three branches on its
+// flags. Above 40, 80 and the short bound split the rest. Negative lengths look huge
+// (unsigned) until the last compare, whose signed reading returns the sum for them: the long
+// path needs no len <= 0 test (one instruction fewer than one at 128 bytes).
+FortyLabels emitFortyEntry(EmitContext& ctx, const Label& returnSum) {
+  FortyLabels to{ctx.b.newLabel(), ctx.b.newLabel(), ctx.b.newLabel(), ctx.b.newLabel()};
+  ctx.b.cmp(esi, 40);
+  ctx.b.je(to.exact40);
+  ctx.b.jb(to.below40);
+  ctx.b.cmp(esi, 80);
+  ctx.b.jb(to.from41);
+  ctx.b.cmp(esi, ctx.params.shortBelow);
+  ctx.b.jb(to.from80);
+  ctx.b.jl(returnSum);
+  return to;
+}
+
+// entry=forty's short paths, which execute no more instructions than Linux's file at any
+// length below 128: exactly 40 bytes straight-line; from 80 an 80-byte block (two chains when
+// the frame has two tail chains), then 40-byte ones while 40 are left (a multiple of 40
+// returns there);
+// 41..79 one 40-byte block; then what is left (under 40 bytes) as the ladder of 32, 16 and 8
+// and the last bytes. Under 8 bytes, 0 included, go to the tiny path.
+void emitFortyPaths(EmitContext& ctx, const FortyLabels& at, const Label& tinyBuffer,
+                    const Gp& scratch, bool second) {
+  const Gp& buffer = ctx.regs.buffer;
+  const Gp& acc0 = ctx.regs.accumulators.front();
+  const bool sumFirst = ctx.params.sum == SumEntry::First;
+  Label ladder = ctx.b.newLabel();
+  const auto block40 = [&] {
+    emitAddAdcBlock(ctx, acc0, 0, 5);
+    ctx.b.add(buffer, 40);
+    ctx.b.sub(esi, 40);
+  };
+
+  ctx.b.bind(at.from80);
+  emitShortPreamble(ctx, second);
+  if (second) {
+    emitAddAdcBlock(ctx, acc0, 0, 5);
+    emitAddAdcBlock(ctx, ctx.regs.accumulators[1], 40, 5);
+  } else {
+    emitAddAdcBlock(ctx, acc0, 0, 10);
+  }
+  ctx.b.add(buffer, 80);
+  ctx.b.sub(esi, 80);
+  Label next40 = ctx.b.newLabel();
+  ctx.b.bind(next40);
+  ctx.b.cmp(esi, 40);
+  ctx.b.jb(ladder);
+  block40();
+  ctx.b.jnz(next40);
+  if (second) emitFoldSecond(ctx);
+  emitFold64(ctx);
+  if (!sumFirst) emitAddSumLast(ctx);
+  ctx.b.ret();
+
+  ctx.b.bind(at.from41);
+  emitShortPreamble(ctx, second);
+  block40();
+  ctx.b.jmp(ladder);
+
+  ctx.b.bind(at.below40);
+  ctx.b.cmp(esi, 8);
+  ctx.b.jb(tinyBuffer);
+  emitShortPreamble(ctx, second);
+  ctx.b.bind(ladder);
+  emitTailsAndFold(ctx, 32, scratch, nullptr, second);
+  if (!sumFirst) emitAddSumLast(ctx);
+  ctx.b.ret();
+
+  ctx.b.bind(at.exact40);
+  emitExactBody(ctx, 40);
 }
 
 }  // namespace
@@ -489,17 +611,34 @@ void emitFunction(EmitContext& ctx) {
   if (sumFirst) ctx.b.mov(acc0.r32(), edx);  // acc0 = sum, zero-extended
   if (ctx.params.exact) emitExactPath(ctx, ctx.b.newLabel());
   const bool lean = shortPath && ctx.params.entry == Entry::Lean;
+  // entry=range: 8 <= len < bound as one unsigned compare of len - 8 (rcx is free: the
+  // second accumulator is zeroed after). Buffers under 8 bytes, and negative lengths, meet the
+  // tests below, the tiny one first: it needs neither the zero extension nor the zeroing.
+  const bool ranged = shortPath && ctx.params.entry == Entry::Range;
+  const bool forty = shortPath && ctx.params.entry == Entry::Forty;
+  FortyLabels fortyLabels;
+  if (forty) fortyLabels = emitFortyEntry(ctx, returnSum);
   if (lean) {
     ctx.b.cmp(esi, ctx.params.shortBelow);
     ctx.b.jb(shortBuffer);
+  } else if (ranged) {
+    ctx.b.lea(ecx, ptr(rsi, -8));
+    ctx.b.cmp(ecx, ctx.params.shortBelow - 8);
+    ctx.b.jb(shortBuffer);
   }
-  ctx.b.test(esi, esi);
-  ctx.b.jle(returnSum);
+  if (!forty) {
+    ctx.b.test(esi, esi);
+    ctx.b.jle(returnSum);
+  }
+  if (ranged) {
+    ctx.b.cmp(esi, 8);
+    ctx.b.jb(tinyBuffer);
+  }
   ctx.b.mov(esi, esi);  // len > 0: zero-extend it into the 64-bit byte count
   if (regs.accumulators.size() > 1) {
     ctx.b.xor_(regs.accumulators[1].r32(), regs.accumulators[1].r32());
   }
-  if (shortPath && !lean) {
+  if (shortPath && !lean && !ranged && !forty) {
     ctx.b.cmp(esi, ctx.params.shortBelow);
     ctx.b.jb(shortBuffer);
   } else if (!shortPath && tinyPath) {
@@ -523,19 +662,23 @@ void emitFunction(EmitContext& ctx) {
   for (auto it = regs.calleeSaved.rbegin(); it != regs.calleeSaved.rend(); ++it) ctx.b.pop(*it);
   ctx.b.ret();
 
-  if (shortPath) {
+  // Only rax and rcx (the first two accumulators) and rdx (never one of them) are used on
+  // the short paths: all caller-saved, so nothing was pushed.
+  const bool second = regs.accumulators.size() > 1 && ctx.params.tailChains == 2 &&
+                      ctx.params.words == Words::Ladder;
+  if (forty) emitFortyPaths(ctx, fortyLabels, tinyBuffer, shortScratch, second);
+  if (shortPath && !forty) {
     // Only rax and rcx (the first two accumulators) and rdx (never one of them) are used
     // here: all caller-saved, so nothing was pushed.
     ctx.b.bind(shortBuffer);
-    // lean: 0 <= len < bound here, nothing zeroed yet (only the low bits of esi are read).
+    // lean: 0 <= len < bound here, nothing zeroed yet (only the low bits of esi are read);
+    // range: 8 <= len < bound, and the same.
     // With one tail chain the second accumulator is never touched here.
-    const bool second = regs.accumulators.size() > 1 && ctx.params.tailChains == 2 &&
-                        ctx.params.words == Words::Ladder;
-    if (lean && second) {
+    if ((lean || ranged) && second) {
       ctx.b.xor_(regs.accumulators[1].r32(), regs.accumulators[1].r32());
     }
     if (!sumFirst) ctx.b.xor_(eax, eax);
-    if (tinyPath) {
+    if (tinyPath && !ranged) {
       ctx.b.cmp(esi, 8);
       ctx.b.jb(tinyBuffer);
     }
@@ -552,12 +695,13 @@ void emitFunction(EmitContext& ctx) {
     ctx.b.ret();
   }
   if (tinyPath) {
-    // 1..7 bytes: nothing pushed, the second accumulator still zero.
+    // 1..7 bytes: nothing pushed; the second accumulator is not read here (entry=range has
+    // not zeroed it, nor zero-extended the count: only its low bits are read).
     ctx.b.bind(tinyBuffer);
     if (!sumFirst) ctx.b.xor_(eax, eax);
     if (ctx.params.bounds == Bounds::Aligned) {
       // 0..7 bytes (0 only from a lean entry): one load, which an empty buffer must not do.
-      if (lean) {
+      if (lean || forty) {
         emitAlignedBytes(ctx, shortScratch, false);  // its test of the low 3 bits finds 0
       } else {
         emitAlignedBytes(ctx, shortScratch, true);

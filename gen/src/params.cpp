@@ -16,7 +16,8 @@ constexpr std::array<std::string_view, 5> kFeatureNames{"ADX", "AVX2", "AVX512F"
 constexpr std::array<std::string_view, kTailCount> kTailNames{"ladder", "overlap"};
 constexpr std::array<std::string_view, kWordsCount> kWordsNames{"ladder", "loop"};
 constexpr std::array<std::string_view, kSumEntryCount> kSumNames{"first", "last"};
-constexpr std::array<std::string_view, kEntryCount> kEntryNames{"checked", "lean"};
+constexpr std::array<std::string_view, kEntryCount> kEntryNames{"checked", "lean", "range",
+                                                                "forty"};
 constexpr std::array<std::string_view, kKindCount> kKindNames{"sum", "copy"};
 constexpr std::array<std::string_view, kStoreCount> kStoreNames{"plain", "nt"};
 constexpr std::array<std::string_view, kBoundsCount> kBoundsNames{"strict", "aligned"};
@@ -265,6 +266,21 @@ std::string validationError(const Params& p) {
   if (p.bounds == Bounds::Aligned && p.kind != Kind::Sum) {
     return "bounds=aligned is for summing kernels (kind=sum): a copy must not store the bytes "
            "it reads outside the buffer";
+  }
+  if ((p.entry == Entry::Range || p.entry == Entry::Forty) && p.tail != Tail::Overlap) {
+    return fmt::format(
+        "entry={} is for tail=overlap: its short path takes the last bytes as the word that "
+        "ends the buffer, which needs len >= 8",
+        toString(p.entry));
+  }
+  if (p.entry == Entry::Forty && p.hasShortPath() && p.shortBelow < 128) {
+    return fmt::format(
+        "entry=forty is for short=128 or 256: it tells 80 bytes and more from "
+        "fewer (got short={})",
+        p.shortBelow);
+  }
+  if (p.entry == Entry::Forty && p.exact == 40) {
+    return "entry=forty has its own path for exactly 40 bytes: leave exact=40 out";
   }
   const auto& bounds = L::kShortBounds;
   if (p.shortBelow != 0 &&

@@ -50,9 +50,15 @@ inline constexpr int kSumEntryCount = 2;
 // The first test at entry: `len <= 0` (`checked`, then the short bound), or the short bound
 // as an unsigned compare (`lean`: 0 goes down the short path and reads nothing, a negative
 // length looks huge and meets the len <= 0 test on the long path), which saves the short
-// path two instructions. Only frames with a short path differ.
-enum class Entry : std::uint8_t { Checked, Lean };
-inline constexpr int kEntryCount = 2;
+// path two instructions. `range` (tail=overlap only) sends 8 <= len < bound to the short
+// path with one unsigned compare of len - 8, so the short path needs no `len < 8` test of its
+// own (its last bytes are the word that ends the buffer, always inside it); shorter and
+// negative lengths go on to the len <= 0 and tiny tests. `forty` (tail=overlap, short=128 or 256)
+// takes Linux's order instead: one compare with 40 sends exactly 40 bytes to straight-line
+// code and splits the rest, 40-byte blocks come before the ladder of 32, 16 and 8 (see
+// emitFortyPaths). Only frames with a short path differ.
+enum class Entry : std::uint8_t { Checked, Lean, Range, Forty };
+inline constexpr int kEntryCount = 4;
 
 // What the kernel does with the bytes: sums them (`sum`: Linux's csum_partial(buf, len, sum)),
 // or sums them while copying them to a destination in the same pass (`copy`:
