@@ -468,7 +468,7 @@ struct FortyLabels {
 FortyLabels emitFortyEntry(EmitContext& ctx, const Label& returnSum) {
   FortyLabels to{ctx.b.newLabel(), ctx.b.newLabel(), ctx.b.newLabel(), ctx.b.newLabel()};
   ctx.b.cmp(esi, 40);
-  ctx.b.je(to.exact40);
+  ctx.b.jz(to.exact40);
   ctx.b.jb(to.below40);
   ctx.b.cmp(esi, 80);
   ctx.b.jb(to.from41);

@@ -1,10 +1,12 @@
 // bench --count-instructions: functions whose instruction count is known by construction are
 // counted exactly, at every length, for both call shapes; a kernel that faults is reported.
+#include <array>
 #include <cstdlib>
 #include <string>
 
 #include <gtest/gtest.h>
 
+#include "csumtune/jit.hpp"
 #include "measure/instruction_count.hpp"
 
 // Three instructions whatever the length; 4 + 3 x len; a copy-shaped one of five; and one that
@@ -111,6 +113,71 @@ TEST(InstructionCount, AFaultIsReportedNotCounted) {
       GTEST_SKIP() << what;
     EXPECT_NE(what.find("faults at 8 bytes: signal 11"), std::string::npos) << what;
   }
+}
+
+// Linux 6.12's own arch/x86/lib/csum-partial_64.c built with gcc -O2 as --baseline-source
+// builds it: the instructions one call executes at 1..128 bytes, as bench --count-instructions
+// counted them (results/amd-19-01-1-ce148854/instruction-counts-kernel.md). Its short path
+// is the budget entry=forty was designed to: a count is the same on every CPU.
+constexpr std::array<std::uint64_t, 128> kLinux612Counts{
+    27, 27, 27, 27, 27, 27, 27, 22, 30, 30, 30, 30, 30, 30, 30, 23,  //
+    31, 31, 31, 31, 31, 31, 31, 26, 34, 34, 34, 34, 34, 34, 34, 25,  //
+    33, 33, 33, 33, 33, 33, 33, 20, 36, 36, 36, 36, 36, 36, 36, 31,  //
+    39, 39, 39, 39, 39, 39, 39, 32, 40, 40, 40, 40, 40, 40, 40, 35,  //
+    43, 43, 43, 43, 43, 43, 43, 34, 42, 42, 42, 42, 42, 42, 42, 39,  //
+    47, 47, 47, 47, 47, 47, 47, 42, 50, 50, 50, 50, 50, 50, 50, 43,  //
+    51, 51, 51, 51, 51, 51, 51, 46, 54, 54, 54, 54, 54, 54, 54, 45,  //
+    53, 53, 53, 53, 53, 53, 53, 40, 56, 56, 56, 56, 56, 56, 56, 51};
+
+std::vector<std::uint64_t> countAt1To128(const char* params, int offset) {
+  const csumtune::Kernel kernel = csumtune::Jit::compile(params);
+  TimedKernel timed{params, "", TimedKind::Linked, kernel.fn()};
+  InstructionCountRequest request;
+  for (int len = 1; len <= 128; ++len) request.sizes.push_back(len);
+  request.offset = offset;
+  return countInstructions(timed, request);
+}
+
+// The frame's tests cost instructions at every length; entry=forty orders them as Linux's
+// file does (40 first, 40-byte blocks before the ladder) with a cheaper last-bytes word, and
+// must stay at or under the file's count at every length of its short path (1..127),
+// whatever the alignment. 128 bytes takes the long path: at or under the file's count too
+// for a loop that pushes nothing (six chains), not for eight chains, whose two pushes and
+// pops cost three more.
+TEST(InstructionCount, EntryFortyExecutesNoMoreThanLinuxsOwnFileAtEveryShortLength) {
+  const struct {
+    const char* params;
+    int upTo;
+  } frames[] = {
+      {"carry=adc,chains=6,unroll=30,tail=overlap,entry=forty,short=128,tailchains=1,"
+       "bounds=aligned",
+       128},
+      {"carry=adc,chains=8,unroll=32,prefetch=512,tail=overlap,entry=forty,short=128,"
+       "tailchains=1,bounds=aligned",
+       127},
+  };
+  for (const auto& frame : frames) {
+    for (int offset : {0, 3}) {
+      std::vector<std::uint64_t> counts;
+      SKIP_WITHOUT_PTRACE(counts = countAt1To128(frame.params, offset));
+      ASSERT_EQ(counts.size(), kLinux612Counts.size());
+      for (int len = 1; len <= frame.upTo; ++len) {
+        const auto i = static_cast<std::size_t>(len - 1);
+        EXPECT_LE(counts[i], kLinux612Counts[i]) << frame.params << " at " << len << " bytes";
+      }
+      EXPECT_LT(counts[39], kLinux612Counts[39]) << "40 bytes is the hot case: " << frame.params;
+    }
+  }
+}
+
+// entry=range is one unsigned compare short of entry=lean at 8..127 bytes and needs no
+// separate len < 8 test; the same frame with entry=lean executes more at every one of them.
+TEST(InstructionCount, EntryRangeSavesTheTinyTestOnTheShortPath) {
+  const char* base = "carry=adc,chains=6,unroll=30,tail=overlap,short=128,tailchains=1";
+  std::vector<std::uint64_t> lean, range;
+  SKIP_WITHOUT_PTRACE(lean = countAt1To128((std::string(base) + ",entry=lean").c_str(), 0));
+  range = countAt1To128((std::string(base) + ",entry=range").c_str(), 0);
+  for (int len = 8; len < 128; ++len) EXPECT_LT(range[len - 1], lean[len - 1]) << len << " bytes";
 }
 
 }  // namespace

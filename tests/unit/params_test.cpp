@@ -70,6 +70,16 @@ INSTANTIATE_TEST_SUITE_P(
                       BadCase{"chains", "'chains' is not key=value"},
                       BadCase{"chains=2,,unroll=4", "empty item"}));
 
+INSTANTIATE_TEST_SUITE_P(
+    ShortPathEntry, ParamsRejects,
+    ::testing::Values(BadCase{"tail=ladder,entry=range", "entry=range is for tail=overlap"},
+                      BadCase{"chains=6,unroll=30,entry=forty", "entry=forty is for tail=overlap"},
+                      BadCase{"chains=6,unroll=30,tail=overlap,entry=forty,short=64",
+                              "entry=forty is for short=128 or 256"},
+                      BadCase{"chains=6,unroll=30,tail=overlap,entry=forty,exact=40",
+                              "leave exact=40 out"},
+                      BadCase{"entry=early", "entry=early is unknown"}));
+
 INSTANTIATE_TEST_SUITE_P(MiddlePath, ParamsRejects,
                          ::testing::Values(BadCase{"carry=avx2,chains=2,unroll=8,mid=64",
                                                    "mid must be 0 (none) or one of"},
