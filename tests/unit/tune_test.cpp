@@ -3,6 +3,7 @@
 // by every reader (Jit::load, best(), --resume, --replay, kmod --results).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <filesystem>
@@ -218,6 +219,48 @@ TEST(Tune, TheGuardKeepsAKernelSlowerElsewhereFromWinning) {
   EXPECT_EQ(run.guard.front().params, best);
   EXPECT_FALSE(run.guard.front().eligible);
   EXPECT_TRUE(run.guard.back().eligible);
+}
+
+// No candidate passes the guard: the finalists are the ones that lose least (smallest worst
+// ratio), so the profile's best, which loses most at a length it does not weigh, is not one.
+TEST(Tune, WhenNoCandidatePassesTheGuardTheLeastLosingAreTheFinalists) {
+  class SlowEverywhere : public ReplayMeasurer {
+   public:
+    using ReplayMeasurer::ReplayMeasurer;
+    gen::Params worst;
+    std::vector<GuardResult> guard(const std::vector<gen::Params>& candidates,
+                                   const std::vector<int>& lengths) override {
+      auto out = ReplayMeasurer::guard(candidates, lengths);
+      // Every one loses somewhere; the later a candidate in the profile's order, the less.
+      for (std::size_t i = 0; i < out.size(); ++i) {
+        out[i].worstRatio = out[i].params == worst ? 1.9 : 1.5 - 0.01 * static_cast<double>(i);
+        out[i].worstLength = lengths.front();
+      }
+      return out;
+    }
+  };
+  const gen::Params best = gen::parseParams("carry=adc,chains=4,unroll=16");
+  SlowEverywhere replay(syntheticTable(best, true));
+  replay.worst = best;
+  TuneRun run = runFor(true, 1000000);
+  TuneSettings settings;
+  settings.frameShapes = 0;
+  tune(run, replay, settings);
+  ASSERT_EQ(run.end, TuneEnd::Complete) << run.failure;
+  ASSERT_EQ(run.guard.size(), settings.guardCandidates);
+  EXPECT_TRUE(std::none_of(run.guard.begin(), run.guard.end(),
+                           [](const GuardResult& g) { return g.eligible; }));
+  // The finalists are the last ones guarded (the least losing), the profile's best is not.
+  ASSERT_EQ(run.finalists.size(), settings.finalists);
+  for (const FinalistResult& f : run.finalists) {
+    EXPECT_NE(f.params, best);
+    const auto at = std::find_if(run.guard.begin(), run.guard.end(),
+                                 [&](const GuardResult& g) { return g.params == f.params; });
+    ASSERT_NE(at, run.guard.end());
+    EXPECT_GE(at - run.guard.begin(),
+              static_cast<std::ptrdiff_t>(settings.guardCandidates - settings.finalists))
+        << f.params.toString() << " is not among the least losing";
+  }
 }
 
 // Ctrl-C or SIGTERM while the finalists are measured: the run ends at the phase's end as

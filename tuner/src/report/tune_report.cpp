@@ -328,7 +328,8 @@ std::string renderTuneReport(const TuneRun& run, const std::vector<std::string>&
       md +=
           "\n**No candidate passed the guard**: each is slower than the baseline at some guard "
           "length (or the machine was busy while they were measured). The finalists are the "
-          "best by the profile alone; see the sweep below for where the winner loses.\n";
+          "ones that lose least (the smallest worst time ratio above); see the sweep below for "
+          "where the winner loses.\n";
     }
   }
   if (!run.sweep.empty()) md += renderSweep(run);

@@ -169,7 +169,9 @@ std::vector<GuardResult> guardedResults(TuneMeasurer& measurer,
 }
 
 // The finalists, taken first from the best candidates that are not slower than the
-// baseline at any guard length (beyond the tolerance), then from the others.
+// baseline at any guard length (beyond the tolerance), then from the others, those that lose
+// least first: when none passes, the finalists are the ones closest to passing (smallest
+// worst ratio), not the profile's best, which may lose badly at a length it does not weigh.
 std::vector<Evaluation> guardedFinalists(TuneRun& run, TuneMeasurer& measurer,
                                          const TuneSettings& settings) {
   const auto best = topEvaluations(run.evaluations, settings.guardCandidates);
@@ -178,10 +180,18 @@ std::vector<Evaluation> guardedFinalists(TuneRun& run, TuneMeasurer& measurer,
   run.guardLengths = settings.guardLengths;
   run.guardTolerance = settings.guardTolerance;
   run.guard = guardedResults(measurer, params, settings);
-  std::vector<Evaluation> eligible, others;
-  for (std::size_t i = 0; i < best.size(); ++i)
-    (run.guard[i].eligible ? eligible : others).push_back(best[i]);
-  eligible.insert(eligible.end(), others.begin(), others.end());
+  std::vector<Evaluation> eligible;
+  std::vector<std::pair<double, Evaluation>> others;
+  for (std::size_t i = 0; i < best.size(); ++i) {
+    if (run.guard[i].eligible) {
+      eligible.push_back(best[i]);
+    } else {
+      others.emplace_back(run.guard[i].worstRatio, best[i]);
+    }
+  }
+  std::stable_sort(others.begin(), others.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (auto& [worst, e] : others) eligible.push_back(std::move(e));
   if (eligible.size() > settings.finalists) eligible.resize(settings.finalists);
   return eligible;
 }
