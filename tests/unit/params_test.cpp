@@ -76,7 +76,7 @@ INSTANTIATE_TEST_SUITE_P(
                       BadCase{"chains=6,unroll=30,entry=forty", "entry=forty is for tail=overlap"},
                       BadCase{"chains=6,unroll=30,tail=overlap,entry=forty,short=64",
                               "entry=forty is for short=128 or 256"},
-                      BadCase{"chains=6,unroll=30,tail=overlap,entry=forty,exact=40",
+                      BadCase{"chains=6,unroll=30,tail=overlap,entry=forty,short=128,exact=40",
                               "leave exact=40 out"},
                       BadCase{"entry=early", "entry=early is unknown"}));
 
