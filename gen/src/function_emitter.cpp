@@ -254,8 +254,9 @@ void emitByteLadder(EmitContext& ctx, const Gp& scratch) {
   }
 }
 
-// entry=range's form of the overlapping tail, two instructions shorter for a count that is a
-// multiple of 8 and one shorter for the others: the test reads the count's low byte, the word
+// entry=range's and entry=forty's form of the overlapping tail, one instruction shorter
+// (summing kernels; a copy's non-zero case is as long, its pointer moves): the test reads the
+// count's low byte, the word
 // is loaded at pointer + (count mod 8) - 8 without moving the pointer, and the shift count
 // -8 * count is 64 - 8 * (count mod 8) modulo 64 (shr reads only the low 6 bits of cl).
 // A copy stores at the load's offset from dst, which takes no index: its pointer moves.
@@ -289,7 +290,10 @@ void emitEndWordTail(EmitContext& ctx, const Gp& scratch) {
 // buffers to the tiny path) and rcx free (the second accumulator is folded first): the shift
 // count must be in cl. The byte count register takes the loaded word.
 void emitOverlapTail(EmitContext& ctx, const Gp& scratch) {
-  if (ctx.params.entry == Entry::Range || ctx.params.entry == Entry::Forty)
+  // Keyed on the short path as the entries are: without one, canonical() makes them checked,
+  // and the code must be what that name gives.
+  if (ctx.params.hasShortPath() &&
+      (ctx.params.entry == Entry::Range || ctx.params.entry == Entry::Forty))
     return emitEndWordTail(ctx, scratch);
   const Gp& buffer = ctx.regs.buffer;
   const Gp& acc0 = ctx.regs.accumulators.front();
@@ -449,7 +453,8 @@ void emitExactPath(EmitContext& ctx, const Label& general) {
 }
 
 // What a short path does before its first word: the second accumulator zeroed where it is
-// used (a lean, range or forty entry has not zeroed it), and with sum=last the sum register.
+// used (a lean, range or forty entry has not zeroed it), and with sum=last the accumulator
+// (eax: the sum stays in edx until the end).
 void emitShortPreamble(EmitContext& ctx, bool second) {
   if (second) ctx.b.xor_(ctx.regs.accumulators[1].r32(), ctx.regs.accumulators[1].r32());
   if (ctx.params.sum == SumEntry::Last) ctx.b.xor_(eax, eax);
@@ -480,8 +485,8 @@ FortyLabels emitFortyEntry(EmitContext& ctx, const Label& returnSum) {
 
 // entry=forty's short paths, which execute no more instructions than Linux's file at any
 // length below 128: exactly 40 bytes straight-line; from 80 an 80-byte block (two chains when
-// the frame has two tail chains), then 40-byte ones while 40 are left (a multiple of 40
-// returns there);
+// the frame has two tail chains), then 40-byte ones while 40 are left (120, 160, ... return
+// there; 80 goes through the empty ladder);
 // 41..79 one 40-byte block; then what is left (under 40 bytes) as the ladder of 32, 16 and 8
 // and the last bytes. Under 8 bytes, 0 included, go to the tiny path.
 void emitFortyPaths(EmitContext& ctx, const FortyLabels& at, const Label& tinyBuffer,
@@ -695,12 +700,14 @@ void emitFunction(EmitContext& ctx) {
     ctx.b.ret();
   }
   if (tinyPath) {
-    // 1..7 bytes: nothing pushed; the second accumulator is not read here (entry=range has
-    // not zeroed it, nor zero-extended the count: only its low bits are read).
+    // 1..7 bytes (0 too from a lean or forty entry): nothing pushed; the second accumulator
+    // is not read here (entry=range and forty have not zeroed it, nor zero-extended the count:
+    // only its low bits are read).
     ctx.b.bind(tinyBuffer);
     if (!sumFirst) ctx.b.xor_(eax, eax);
     if (ctx.params.bounds == Bounds::Aligned) {
-      // 0..7 bytes (0 only from a lean entry): one load, which an empty buffer must not do.
+      // 0..7 bytes (0 only from a lean or forty entry): one load, which an empty buffer must
+      // not do.
       if (lean || forty) {
         emitAlignedBytes(ctx, shortScratch, false);  // its test of the low 3 bits finds 0
       } else {

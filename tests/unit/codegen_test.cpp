@@ -146,6 +146,17 @@ TEST(Codegen, EveryShapePassesValidationAndTheStructuralRules) {
   for (const CarryTraits* traits : allCarryTraits()) EXPECT_GT(checked[traits->carry], 0u);
 }
 
+// A frame key that changes nothing without a short path (the entry test) must give the code
+// of its canonical name, which drops it: the name is what results files and digests record.
+TEST(Codegen, AnEntryWithoutAShortPathGivesItsCanonicalCode) {
+  for (const char* raw : {"carry=adc,chains=6,unroll=30,tail=overlap,entry=range,short=0",
+                          "carry=avx2,chains=4,unroll=16,tail=overlap,entry=forty,short=0,mid=256",
+                          "carry=adc,chains=2,unroll=8,tail=overlap,entry=lean"}) {
+    const Params p = parseParams(raw);
+    EXPECT_EQ(KernelProgram(p).bytes(), KernelProgram(p.canonical()).bytes()) << raw;
+  }
+}
+
 TEST(Codegen, RegisterPlanPrefersCallerSavedRegisters) {
   EXPECT_TRUE(planRegisters(parseParams("carry=adc,chains=4,unroll=16")).calleeSaved.empty());
   EXPECT_TRUE(planRegisters(parseParams("carry=adc,chains=6,unroll=12")).calleeSaved.empty());
