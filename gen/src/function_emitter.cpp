@@ -679,10 +679,7 @@ void emitFunction(EmitContext& ctx) {
     // lean: 0 <= len < bound here, nothing zeroed yet (only the low bits of esi are read);
     // range: 8 <= len < bound, and the same.
     // With one tail chain the second accumulator is never touched here.
-    if ((lean || ranged) && second) {
-      ctx.b.xor_(regs.accumulators[1].r32(), regs.accumulators[1].r32());
-    }
-    if (!sumFirst) ctx.b.xor_(eax, eax);
+    emitShortPreamble(ctx, (lean || ranged) && second);
     if (tinyPath && !ranged) {
       ctx.b.cmp(esi, 8);
       ctx.b.jb(tinyBuffer);
