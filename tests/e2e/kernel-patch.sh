@@ -70,6 +70,14 @@ for p in "$work"/[0-9].patch "$work/copy.patch"; do
   findings=$(checkpatch_findings "$p")
   check "checkpatch.pl --strict $(basename "$p"): nothing but the Signed-off-by ($findings)" test -z "$findings"
 done
+# The patch of several bodies: the same, but for the selection's prototypes of the assembly
+# bodies (AVOID_EXTERNS: they are declared where they are used) and the csumtune= parameter
+# (UNDOCUMENTED_SETUP: kernel-parameters.txt is the maintainer's to extend).
+"$CSUMTUNE" patch --tree "$tree" --results "$SOURCE/results/amd-19-11-1-0a1bbd54/kernel" \
+  --results "$SOURCE/results/amd-1a-02-1-5d4b381f/kernel" --results "$SOURCE/results/amd-19-11-1-0a1bbd54/copy-kernel" \
+  --results "$SOURCE/results/amd-19-01-1-ce148854/copy-kernel" -o "$work/multi.patch"
+findings=$(checkpatch_findings "$work/multi.patch" | grep -vE ':(AVOID_EXTERNS|UNDOCUMENTED_SETUP):')
+check "checkpatch.pl --strict multi.patch (several bodies, both functions): nothing else ($findings)" test -z "$findings"
 long=$(printf 'x%.0s' {1..110})
 sed "0,/^+ \* params:/s//+ * params:  $long/" "$work/1.patch" >"$work/long.patch"
 check "checkpatch.pl --strict can fail (a header line of 120 columns)" bash -c \
@@ -151,6 +159,14 @@ expect 2 "needs --params P or --results FILE" -- "$CSUMTUNE" patch --tree "$tree
 expect 2 "needs --params P or --results FILE" -- "$CSUMTUNE" patch --tree "$tree" --params carry=adc --results "$winner"
 expect 2 "bad --params" -- "$CSUMTUNE" patch --tree "$tree" --params chains=0 --no-figures
 expect 2 "" -- "$CSUMTUNE" patch --tree "$tree" --params carry=adc --no-figures -o /nonexistent/dir/x.patch
+# Several runs (bodies picked at boot): what cannot share a kernel is refused too.
+zen4=$SOURCE/results/amd-19-11-1-0a1bbd54
+zen3=$SOURCE/results/amd-19-01-1-ce148854
+expect 2 "appears twice" -- "$CSUMTUNE" patch --tree "$tree" --results "$zen4/copy-kernel" --results "$zen4/copy-kernel" -o /dev/null
+expect 2 "uses vector registers" -- "$CSUMTUNE" patch --tree "$tree" --results "$zen4/copy-kernel" --results "$zen4/copy-imix" -o /dev/null
+expect 2 "uses vector registers" -- "$CSUMTUNE" patch --tree "$tree" --results "$winner" --results "$zen4/imix" -o /dev/null
+expect 2 "holds several runs" -- "$CSUMTUNE" patch --tree "$tree" --results "$zen4" --results "$zen3/copy-kernel" -o /dev/null
+expect 2 "copies: the generic body" -- "$CSUMTUNE" patch --tree "$tree" --results "$winner" --fallback carry=adc,kind=copy -o /dev/null
 
 # A results file's text (brand, profile, contention...) reaches the message and the .S header
 # one line each: no second Subject:, no escape byte, no bidi override, no "*/" ending the comment.

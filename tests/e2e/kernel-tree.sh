@@ -14,8 +14,10 @@
 # A deliberately broken csum_partial, and a broken copy, (one carry dropped) must be caught
 # (quickly: traffic.py --first-failure). The first tree holds several csum_partial bodies (the
 # committed Zen 4 and Zen 5 kernel-safe runs and a generic one, picked at boot by
-# csum-select_64.c) and boots as each CPU, as a Zen 5 without ADX, and with csumtune=generic,
-# each boot logging the body it picked; its patch is examples/kernel-two-cpu/, byte for byte.
+# csum-select_64.c) and several csum_partial_copy_generic bodies (the Zen 4 and Zen 3 copying
+# runs and a generic one, in one function that jumps on a byte the selection sets); it boots
+# as each of those CPUs, as a Zen 5 and a Zen 3 without ADX, and with csumtune=generic, each
+# boot logging the two bodies it picked; its patch is examples/kernel-two-cpu/, byte for byte.
 #
 #   tests/e2e/kernel-tree.sh CSUMTUNE SOURCE_DIR [WORK_DIR]
 #
@@ -71,44 +73,53 @@ gcc -static -O2 -Wall -Wextra -Werror -o "$WORK/agent" "$HERE/kernel-tree/agent.
 key=$("$CSUMTUNE" cpu --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["key"])')
 zen4=amd-19-11-1-0a1bbd54
 zen5=amd-1a-02-1-5d4b381f
+zen3=amd-19-01-1-ce148854
 multi="--results $SOURCE/results/$zen4/kernel/results.json --results $SOURCE/results/$zen5/kernel/results.json"
-specs=("$multi"
+# ... and csum_partial_copy_generic's bodies in the same patch: the committed Zen 4 and Zen 3
+# kernel-safe copying runs (both adcx) and a generic one, in one function that jumps on a byte.
+multi_copy="--results $SOURCE/results/$zen4/copy-kernel/results.json --results $SOURCE/results/$zen3/copy-kernel/results.json"
+specs=("$multi $multi_copy"
        "--params carry=adc,chains=4,unroll=16,prefetch=256,hint=nta"
        "--params carry=adcx,chains=2,unroll=8,words=loop"
        "--params carry=add32,chains=3,unroll=9,tail=overlap"
        "--params carry=cmov,chains=2,unroll=8,exact=40,short=0"
        "broken --params carry=adc,chains=4,unroll=16,prefetch=256,hint=nta"
        "--params carry=adc,chains=4,unroll=16,prefetch=256,hint=nta")
-# The copy patched in beside each: the committed kernel-safe copy winner, then a shape of
-# every GPR family (one pushing six callee-saved registers, whose fixups pop them); the last
-# one deliberately broken (one carry dropped), beside a good csum_partial.
+# The copy patched in beside each ("-": the shape's own patch holds the copy's bodies): the
+# committed kernel-safe copy winner, then a shape of every GPR family (one pushing six
+# callee-saved registers, whose fixups pop them); the last one deliberately broken (one carry
+# dropped), beside a good csum_partial.
 copy_winner=$SOURCE/results/$key/copy-kernel/results.json
 copy_first="--params carry=adc,chains=6,unroll=30,tail=overlap,sum=last,entry=lean,exact=40,short=128,kind=copy"
 [[ -f $copy_winner ]] && copy_first="--results $copy_winner"
-copies=("$copy_first"
+copies=("-"
+        "$copy_first"
         "--params carry=cmov,chains=8,unroll=32,prefetch=256,hint=nta,exact=40,sum=last,kind=copy"
         "--params carry=adcx,chains=4,unroll=12,words=loop,kind=copy"
         "--params carry=add32,chains=3,unroll=9,tail=overlap,kind=copy,store=nt"
-        "--params carry=adc,chains=4,unroll=16,prefetch=256,hint=nta,kind=copy"
         "--params carry=adc,chains=4,unroll=16,prefetch=256,hint=nta,kind=copy"
         "broken --params carry=adc,chains=4,unroll=16,prefetch=256,hint=nta,kind=copy")
 # The committed example (examples/kernel-two-cpu/) is that tree's patch: made again here, it
 # must be the same byte for byte.
 example=$SOURCE/examples/kernel-two-cpu/0001-x86-csum-Pick-csum_partial-at-boot.patch
 # shellcheck disable=SC2086
-if "$CSUMTUNE" patch --tree "$src" $multi -o "$WORK/two-cpu.patch" 2>"$WORK/two-cpu.err" &&
+if "$CSUMTUNE" patch --tree "$src" $multi $multi_copy -o "$WORK/two-cpu.patch" 2>"$WORK/two-cpu.err" &&
   cmp -s "$example" "$WORK/two-cpu.patch"; then
   pass "examples/kernel-two-cpu is what csumtune patch writes today"
 else
-  fail "examples/kernel-two-cpu differs from what csumtune patch writes today ($(head -c 300 "$WORK/two-cpu.err")); regenerate: csumtune patch --tree linux-source-6.1 --results results/$zen4/kernel/results.json --results results/$zen5/kernel/results.json -o $example"
+  fail "examples/kernel-two-cpu differs from what csumtune patch writes today ($(head -c 300 "$WORK/two-cpu.err")); regenerate: csumtune patch --tree linux-source-6.1 --results results/$zen4/kernel/results.json --results results/$zen5/kernel/results.json --results results/$zen4/copy-kernel/results.json --results results/$zen3/copy-kernel/results.json -o $example"
 fi
-# The boots of the tree of several bodies: CPU model|the body its one log line must name, and
-# why|kernel command line|TCP bytes. qemu's CPU models report the family, model and stepping
-# given (TCG emulates ADX, not AVX-512); the tuned bodies move the full traffic.
-multi_boots=("EPYC-Milan,family=25,model=17,stepping=1|$zen4 (tuned on this family and model, this stepping||$BYTES"
-             "max,vendor=AuthenticAMD,family=26,model=2,stepping=1|$zen5 (tuned on this family and model, this stepping||$BYTES"
-             "qemu64,vendor=AuthenticAMD,family=26,model=2,stepping=1|generic (the variant $zen5 needs ADX, which this CPU lacks||$((4 << 20))"
-             "max|generic (csumtune=generic;|csumtune=generic|$((4 << 20))")
+# The boots of the tree of several bodies: CPU model|the csum_partial body its log line must
+# name, and why|kernel command line|TCP bytes|the same for csum_partial_copy_generic. qemu's CPU
+# models report the family, model and stepping given (TCG emulates ADX, not AVX-512); the
+# tuned bodies move the full traffic.
+tuned="tuned on this family and model, this stepping"
+multi_boots=("EPYC-Milan,family=25,model=17,stepping=1|$zen4 ($tuned||$BYTES|$zen4 ($tuned"
+             "max,vendor=AuthenticAMD,family=26,model=2,stepping=1|$zen5 ($tuned||$BYTES|generic (no variant for this CPU"
+             "qemu64,vendor=AuthenticAMD,family=26,model=2,stepping=1|generic (the variant $zen5 needs ADX, which this CPU lacks||$((4 << 20))|generic (no variant for this CPU"
+             "EPYC-Milan,family=25,model=1,stepping=1|generic (no variant for this CPU||$((4 << 20))|$zen3 ($tuned"
+             "qemu64,vendor=AuthenticAMD,family=25,model=1,stepping=1|generic (no variant for this CPU||$((4 << 20))|generic (the variant $zen3 needs ADX, which this CPU lacks"
+             "max|generic (csumtune=generic;|csumtune=generic|$((4 << 20))|generic (csumtune=generic;")
 # The harness module carries a shape of another family than any kernel above.
 module_params="carry=adcx,chains=4,unroll=12,tail=overlap,exact=40"
 
@@ -121,6 +132,12 @@ drop_a_carry() {
   # shellcheck disable=SC2016  # (a sed script: $0 is the instruction's operand)
   sed -i '0,/^\tadc\t\$0, %/{/^\tadc\t\$0, %/d}' "$1"
   ! cmp -s "$1" "$WORK/unbroken.S"
+}
+
+# table_keys TABLE FILE: the CPU keys of csum-select_64.c's table TABLE, comma-separated.
+table_keys() {
+  awk -v t="$1" '$0 ~ t"\\[\\] __initconst" {p=1; next} p && /^};/ {p=0} p' "$2" |
+    sed -n 's/^\t{ "\([a-z0-9-]*\)".*/\1/p' | paste -sd, - | sed 's/,/, /g'
 }
 
 # build_shape N SPEC COPYSPEC: patches the pristine tree (csum_partial, then the copy), builds
@@ -141,20 +158,26 @@ build_shape() {
   sed -n 's/^ \* params:[[:space:]]*//p' "$asm" | head -1 >"$dir/shape"
   if [[ $spec == *--results*--results* ]]; then
     [[ -f $select ]] || { fail "$spec: the patch added no csum-select_64.c"; return 1; }
-    echo "several bodies ($(sed -n 's/^\t{ "\([a-z0-9-]*\)".*/\1/p' "$select" | paste -sd, - | sed 's/,/, /g'), generic)" >"$dir/shape"
+    echo "several bodies ($(table_keys csumtune_sum_bodies "$select"), generic)" >"$dir/shape"
     touch "$dir/multi"
   fi
   if [[ $broken == 1 ]]; then
     drop_a_carry "$asm" || { fail "$spec: no carry to drop in the .S"; return 1; }
     echo "BROKEN $(cat "$dir/shape")" >"$dir/shape"
   fi
-  # shellcheck disable=SC2086
-  "$CSUMTUNE" patch --tree "$src" $copyspec --no-figures -o "$dir/copy.patch" 2>"$dir/copy-patch.err" ||
-    { fail "csumtune patch $copyspec: $(head -c 300 "$dir/copy-patch.err")"; return 1; }
-  (cd "$src" && patch -p1 -s <"$dir/copy.patch") || { fail "the patch for $copyspec does not apply"; return 1; }
   local copy=$src/arch/x86/lib/csum-copy_64.S
-  grep -q "Generated by csumtune" "$copy" || { fail "$copyspec: the patch did not replace csum-copy_64.S"; return 1; }
+  if [[ $copyspec != - ]]; then
+    # shellcheck disable=SC2086
+    "$CSUMTUNE" patch --tree "$src" $copyspec --no-figures -o "$dir/copy.patch" 2>"$dir/copy-patch.err" ||
+      { fail "csumtune patch $copyspec: $(head -c 300 "$dir/copy-patch.err")"; return 1; }
+    (cd "$src" && patch -p1 -s <"$dir/copy.patch") || { fail "the patch for $copyspec does not apply"; return 1; }
+  fi
+  grep -q "Generated by csumtune" "$copy" || { fail "$copyspec: no patch replaced csum-copy_64.S"; return 1; }
   sed -n 's/^ \* params:[[:space:]]*//p' "$copy" | head -1 >"$dir/copy-shape"
+  if [[ $copyspec == - ]]; then
+    grep -q csumtune_copy_body "$copy" || { fail "$spec: the copy does not jump on the selection's byte"; return 1; }
+    echo "several bodies ($(table_keys csumtune_copy_bodies "$select"), generic)" >"$dir/copy-shape"
+  fi
   if [[ $broken_copy == 1 ]]; then
     drop_a_carry "$copy" || { fail "$copyspec: no carry to drop in the copy"; return 1; }
     echo "BROKEN-COPY $(cat "$dir/copy-shape")" >"$dir/copy-shape"
@@ -232,18 +255,22 @@ boot_shape() {
   return $traffic
 }
 
-# verdict N TRAFFIC_STATUS [CPU [BODY [APPEND]]]: one PASS/FAIL line for a good kernel; BODY:
-# the start of what its "csumtune: csum_partial:" line must say (a tree of several bodies).
+# verdict N TRAFFIC_STATUS [CPU [BODY [APPEND [COPY_BODY]]]]: one PASS/FAIL line for a good
+# kernel; BODY, COPY_BODY: the start of what its "csumtune: csum_partial:" and
+# "csumtune: csum_partial_copy_generic:" lines must say (a tree of several bodies).
 verdict() {
-  local n=$1 traffic=$2 cpu=${3:-max} body=${4:-} dir=$WORK/shape$1 problems=()
-  local console=$dir/console.txt shape picked=""
+  local n=$1 traffic=$2 cpu=${3:-max} body=${4:-} copy_body=${6:-} dir=$WORK/shape$1 problems=()
+  local console=$dir/console.txt shape picked="" function want line
   shape="$(cat "$dir/shape") (-cpu $cpu${5:+, $5})"
-  if [[ -n $body ]]; then
-    picked=$(grep -o "csumtune: csum_partial: .*" "$console" | head -2)
-    [[ $(grep -c "csumtune: csum_partial: " "$console") == 1 && $picked == "csumtune: csum_partial: $body"* ]] ||
-      problems+=("picked '$picked', not '$body'")
-    picked="; $picked"
-  fi
+  for function in csum_partial csum_partial_copy_generic; do
+    want=$body
+    [[ $function == csum_partial_copy_generic ]] && want=$copy_body
+    [[ -n $want ]] || continue
+    line=$(grep -o "csumtune: $function: .*" "$console" | head -2)
+    [[ $(grep -c "csumtune: $function: " "$console") == 1 && $line == "csumtune: $function: $want"* ]] ||
+      problems+=("picked '$line', not '$want'")
+    picked="$picked; $line"
+  done
   grep -q "csumtune-e2e: all done" "$console" || problems+=("the guest did not finish")
   grep -qE "Oops|BUG:|Kernel panic|general protection fault|Call Trace|invalid opcode" "$console" && problems+=("the kernel oopsed")
   # virtio-net in 6.1 always sets rx-checksumming (NETIF_F_RXCSUM); without GUEST_CSUM the
@@ -306,9 +333,9 @@ for n in "${!specs[@]}"; do
   if [[ -f $WORK/shape$n/multi ]]; then
     # The tree of several bodies: each boot must log the body it should pick, and why.
     for boot in "${multi_boots[@]}"; do
-      IFS='|' read -r cpu body append bytes <<<"$boot"
+      IFS='|' read -r cpu body append bytes copy_body <<<"$boot"
       boot_shape "$n" "$cpu" "$append" "$bytes"
-      verdict "$n" $? "$cpu" "$body" "$append"
+      verdict "$n" $? "$cpu" "$body" "$append" "$copy_body"
       cp "$WORK/shape$n/console.txt" "$WORK/shape$n/console.${cpu%%,*}${append:+.$append}.txt"
     done
     continue

@@ -1,7 +1,9 @@
-// csumtune patch with several --results: every body in one csum-partial_64.S, the selection in
-// csum-select_64.c (static call, the variants matched on vendor, family, model and the features
-// each body needs, the csumtune= boot parameter), the one-line Makefile hunk, and the runs
-// refused (vector winners, mixed kinds or generator versions, a key twice, unreadable files).
+// csumtune patch with several --results: every summing body in one csum-partial_64.S, every
+// copying body in csum-copy_64.S (multi_copy_test.cpp), the selection in csum-select_64.c
+// (static call, the copy's byte, the variants matched on vendor, family, model and the
+// features each body needs, the csumtune= boot parameter), the one-line Makefile hunk, and the
+// runs refused (vector winners, mixed generator versions, a key twice for one function,
+// unreadable files).
 // tests/e2e/kernel-tree.sh builds the patched tree and boots it under qemu CPU models.
 #include <gtest/gtest.h>
 
@@ -11,8 +13,9 @@
 #include <fstream>
 
 #include "csumtune/gen/params.hpp"
-#include "library/multi_patch.hpp"
+#include "patch/boot_selection.hpp"
 #include "patch/kernel_patch.hpp"
+#include "patch/multi_patch.hpp"
 #include "request_errors.hpp"
 
 namespace csumtune::tuner {
@@ -24,6 +27,8 @@ using csumtune::test_paths::committedResults;
 
 const std::string kZen4 = "amd-19-11-1-0a1bbd54/kernel";
 const std::string kZen5 = "amd-1a-02-1-5d4b381f/kernel";
+const std::string kZen4Copy = "amd-19-11-1-0a1bbd54/copy-kernel";
+const std::string kZen3Copy = "amd-19-01-1-ce148854/copy-kernel";
 
 std::size_t count(const std::string& text, const std::string& what) {
   std::size_t n = 0;
@@ -53,6 +58,10 @@ class MultiTree : public ::testing::Test {
     write(kCsumC,
           "// Copyright 2002 Andi Kleen, SuSE Labs.\n"
           "__wsum csum_partial(const void *buff, int len, __wsum sum)\n{\n}\n");
+    write(kCopyS,
+          "/*\n * Copyright 2002, 2003 Andi Kleen, SuSE Labs.\n */\n"
+          "SYM_FUNC_START(csum_partial_copy_generic)\n\tRET\n"
+          "SYM_FUNC_END(csum_partial_copy_generic)\n");
     write(kLibMakefile,
           "a\nb\nc\nifneq ($(CONFIG_GENERIC_CSUM),y)\n"
           "        lib-y += csum-partial_64.o csum-copy_64.o csum-wrappers_64.o\n"
@@ -66,8 +75,14 @@ class MultiTree : public ::testing::Test {
 };
 
 TEST(MultiPatch, ReadsTheCommittedKernelSafeRuns) {
-  const auto variants = readKernelVariants({committedResults(kZen4), committedResults(kZen5)});
+  const auto both = readKernelVariants({committedResults(kZen4), committedResults(kZen4Copy),
+                                        committedResults(kZen5), committedResults(kZen3Copy)});
+  const auto& variants = both.sums;
   ASSERT_EQ(variants.size(), 2u);
+  ASSERT_EQ(both.copies.size(), 2u);
+  EXPECT_EQ(both.copies[0].cpuKey, "amd-19-11-1-0a1bbd54");
+  EXPECT_EQ(both.copies[1].cpuKey, "amd-19-01-1-ce148854");
+  EXPECT_EQ(both.copies[1].source.params.kind, gen::Kind::Copy);
   EXPECT_EQ(variants[0].cpuKey, "amd-19-11-1-0a1bbd54");
   EXPECT_EQ(variants[1].cpuKey, "amd-1a-02-1-5d4b381f");
   EXPECT_EQ(variants[1].source.style, SourceStyle::Kernel);
@@ -77,6 +92,7 @@ TEST(MultiPatch, ReadsTheCommittedKernelSafeRuns) {
 TEST(MultiPatch, SelectionMatchesVendorFamilyModelAndNeedsAdx) {
   const auto variants = readKernelVariants({committedResults(kZen4), committedResults(kZen5)});
   const std::string c = renderSelectC(variants, defaultKernelFallback(), "csumtune patch ...");
+  EXPECT_EQ(c.find("csumtune_copy_body"), std::string::npos) << "no copy: no byte";
   EXPECT_NE(c.find("DEFINE_STATIC_CALL(csumtune_csum_partial, csumtune_csum_partial_generic);"),
             std::string::npos);
   EXPECT_NE(c.find("\treturn static_call(csumtune_csum_partial)(buff, len, sum);"),
@@ -84,26 +100,67 @@ TEST(MultiPatch, SelectionMatchesVendorFamilyModelAndNeedsAdx) {
   EXPECT_NE(c.find("EXPORT_SYMBOL(csum_partial);"), std::string::npos);
   EXPECT_NE(c.find("EXPORT_SYMBOL(ip_compute_csum);"), std::string::npos);
   // Zen 4's adc body needs nothing; Zen 5's adcx body needs ADX.
-  EXPECT_NE(c.find("{ \"amd-19-11-1-0a1bbd54\", csumtune_csum_partial_amd_19_11_1_0a1bbd54,\n"
-                   "\t  X86_VENDOR_AMD, 0x19, 0x11, 1, false, 0, \"nothing\" },"),
+  EXPECT_NE(c.find("{ \"amd-19-11-1-0a1bbd54\", X86_VENDOR_AMD, 0x19, 0x11, 1, false, 0, "
+                   "\"nothing\" },"),
             std::string::npos)
       << c;
-  EXPECT_NE(c.find("{ \"amd-1a-02-1-5d4b381f\", csumtune_csum_partial_amd_1a_02_1_5d4b381f,\n"
-                   "\t  X86_VENDOR_AMD, 0x1a, 0x2, 1, true, X86_FEATURE_ADX, \"ADX\" },"),
+  EXPECT_NE(c.find("{ \"amd-1a-02-1-5d4b381f\", X86_VENDOR_AMD, 0x1a, 0x2, 1, true, "
+                   "X86_FEATURE_ADX, \"ADX\" },"),
             std::string::npos)
       << c;
+  // The functions in the table's order.
+  EXPECT_NE(c.find("\tcsumtune_csum_partial_amd_19_11_1_0a1bbd54,\n"
+                   "\tcsumtune_csum_partial_amd_1a_02_1_5d4b381f,\n};"),
+            std::string::npos)
+      << c;
+  EXPECT_NE(c.find("static_call_update(csumtune_csum_partial, csumtune_sum_fns[pick]);"),
+            std::string::npos);
   EXPECT_NE(c.find("boot_cpu_has(b->feature)"), std::string::npos);
   EXPECT_NE(c.find("__setup(\"csumtune=\", csumtune_setup);"), std::string::npos);
   EXPECT_NE(c.find("early_initcall(csumtune_select);"), std::string::npos);
-  EXPECT_EQ(count(c, "pr_info("), 1u) << "one line in the log";
+  EXPECT_EQ(count(c, "pr_info("), 1u) << "one line in the log for each function";
   for (std::size_t a = 0, b; a < c.size(); a = b + 1) {
     b = std::min(c.find('\n', a), c.size());
     EXPECT_LE(b - a, 100u) << c.substr(a, b - a);
   }
 }
 
+TEST(MultiPatch, SelectionSetsTheCopysByte) {
+  const auto variants =
+      readKernelVariants({committedResults(kZen4), committedResults(kZen5),
+                          committedResults(kZen4Copy), committedResults(kZen3Copy)});
+  const std::string c = renderSelectC(variants, defaultKernelFallback(), "csumtune patch ...");
+  EXPECT_NE(c.find("u8 csumtune_copy_body __ro_after_init;"), std::string::npos);
+  EXPECT_NE(c.find("static const struct csumtune_body csumtune_copy_bodies[] __initconst = {\n"
+                   "\t{ \"amd-19-11-1-0a1bbd54\", X86_VENDOR_AMD, 0x19, 0x11, 1, true, "
+                   "X86_FEATURE_ADX, \"ADX\" },\n"
+                   "\t{ \"amd-19-01-1-ce148854\", X86_VENDOR_AMD, 0x19, 0x1, 1, true, "
+                   "X86_FEATURE_ADX, \"ADX\" },\n};"),
+            std::string::npos)
+      << c;
+  EXPECT_NE(c.find("\tpick = csumtune_pick(\"csum_partial_copy_generic\", csumtune_copy_bodies,\n"
+                   "\t\t\t     ARRAY_SIZE(csumtune_copy_bodies));\n\tif (pick >= 0)\n"
+                   "\t\tcsumtune_copy_body = pick + 1;\n"),
+            std::string::npos)
+      << c;
+  EXPECT_NE(c.find("DEFINE_STATIC_CALL(csumtune_csum_partial"), std::string::npos);
+  // Copying runs alone: the byte and its table, no csum_partial.
+  const KernelVariants copies{{}, variants.copies};
+  const std::string only = renderSelectC(copies, defaultKernelFallback(), "csumtune patch ...");
+  EXPECT_NE(only.find("u8 csumtune_copy_body __ro_after_init;"), std::string::npos);
+  EXPECT_EQ(only.find("csum_partial("), std::string::npos);
+  EXPECT_EQ(only.find("static_call.h"), std::string::npos);
+  EXPECT_EQ(only.find("static_call("), std::string::npos);
+  for (const std::string* text : {&c, &only}) {
+    for (std::size_t a = 0, b; a < text->size(); a = b + 1) {
+      b = std::min(text->find('\n', a), text->size());
+      EXPECT_LE(b - a, 100u) << text->substr(a, b - a);
+    }
+  }
+}
+
 TEST(MultiPatch, AssemblyHoldsEveryBodyWithoutAlternatives) {
-  const auto variants = readKernelVariants({committedResults(kZen4), committedResults(kZen5)});
+  const auto variants = readKernelVariants({committedResults(kZen4), committedResults(kZen5)}).sums;
   const std::string s = renderMultiAssembly(variants, defaultKernelFallback(), "csumtune patch");
   EXPECT_EQ(count(s, "SPDX"), 1u);
   EXPECT_EQ(count(s, "SYM_FUNC_START("), 3u);
@@ -159,9 +216,41 @@ TEST_F(MultiTree, PatchAddsTheBodiesAndTheSelection) {
     b = std::min(message.find('\n', a), message.size());
     EXPECT_LE(b - a, 75u) << message.substr(a, b - a);
   }
+  EXPECT_EQ(t.find("csum-copy_64.S"), std::string::npos) << "no copying run: the copy stays";
   // The generic body given explicitly is named in the Regenerate line.
   request.fallback = gen::parseParams("carry=adc,chains=2,unroll=8");
   EXPECT_NE(makeMultiPatch(request).text.find("--fallback carry=adc,chains=2"), std::string::npos);
+}
+
+TEST_F(MultiTree, CopyingRunsRewriteTheCopyBesideTheSum) {
+  MultiPatchRequest request;
+  request.tree = root_.string();
+  request.results = {committedResults(kZen4), committedResults(kZen5), committedResults(kZen4Copy),
+                     committedResults(kZen3Copy)};
+  const std::string t = makeMultiPatch(request).text;
+  EXPECT_NE(t.find("x86/csum: Pick csum_partial() and its copy at boot from CPU-tuned bodies"),
+            std::string::npos);
+  EXPECT_NE(t.find("+++ b/arch/x86/lib/csum-partial_64.S"), std::string::npos);
+  EXPECT_NE(t.find("+++ b/arch/x86/lib/csum-copy_64.S"), std::string::npos);
+  EXPECT_NE(t.find("-SYM_FUNC_START(csum_partial_copy_generic)\n-\tRET\n"), std::string::npos);
+  EXPECT_NE(t.find("Why not a static call for the copy"), std::string::npos);
+  EXPECT_NE(t.find("arch/x86/lib/csum-copy_64.S carries \"Copyright 2002, 2003 Andi Kleen"),
+            std::string::npos);
+  EXPECT_NE(t.find("results/amd-19-01-1-ce148854/copy-kernel/results.json"), std::string::npos);
+  const std::string message = t.substr(0, t.find("\n---\n"));
+  for (std::size_t a = 0, b; a < message.size(); a = b + 1) {
+    b = std::min(message.find('\n', a), message.size());
+    EXPECT_LE(b - a, 75u) << message.substr(a, b - a);
+  }
+  // Copying runs alone: the copy and the selection, csum-partial_64.c kept.
+  request.results = {committedResults(kZen4Copy), committedResults(kZen3Copy)};
+  const std::string copies = makeMultiPatch(request).text;
+  EXPECT_NE(copies.find("x86/csum: Pick the checksum copy at boot from 2 CPU-tuned bodies"),
+            std::string::npos);
+  EXPECT_NE(copies.find("+++ b/arch/x86/lib/csum-copy_64.S"), std::string::npos);
+  EXPECT_NE(copies.find("+++ b/arch/x86/lib/csum-select_64.c"), std::string::npos);
+  EXPECT_EQ(copies.find("csum-partial_64.c"), std::string::npos);
+  EXPECT_EQ(copies.find("csum-partial_64.S"), std::string::npos);
 }
 
 TEST_F(MultiTree, RefusesATreeWithoutTheMakefileLine) {
@@ -182,8 +271,11 @@ TEST(MultiPatch, FallbackMustRunInEveryKernel) {
 TEST(MultiPatch, RefusesRunsThatCannotShareAFile) {
   expectRefused({committedResults(kZen4), committedResults("amd-19-11-1-0a1bbd54/imix")},
                 "vector registers");
-  expectRefused({committedResults(kZen4), committedResults("amd-19-11-1-0a1bbd54/copy-kernel")},
-                "one kind");
+  expectRefused({committedResults(kZen4Copy), committedResults("amd-19-11-1-0a1bbd54/copy-imix")},
+                "vector registers");
+  // One body per CPU for each function: a key twice among the copies too.
+  expectRefused({committedResults(kZen4), committedResults(kZen4Copy), committedResults(kZen4Copy)},
+                "appears twice");
   expectRefused({committedResults(kZen4), committedResults("amd-19-11-1-0a1bbd54/kernel-max296")},
                 "appears twice");
   expectRefused({committedResults(kZen4), committedResults("no-such-key/kernel/results.json")},

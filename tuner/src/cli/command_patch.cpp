@@ -12,9 +12,9 @@
 #include "commands.hpp"
 #include "csumtune/results/document.hpp"
 #include "library/library_inputs.hpp"
-#include "library/multi_patch.hpp"
 #include "patch/kernel_patch.hpp"
 #include "patch/make_patch.hpp"
+#include "patch/multi_patch.hpp"
 #include "report/results_file.hpp"
 
 namespace csumtune::cli {
@@ -151,7 +151,8 @@ void addPatchCommand(CLI::App& app, int& exitCode) {
   cmd->add_option("--params", o->params, "Kernel parameters (kernel-safe)");
   cmd->add_option("--results", o->results,
                   "A results.json whose winner to use; repeated (one kernel-safe run per CPU "
-                  "key): one body per CPU and a generic body, picked at boot");
+                  "key and kind): one body per CPU and a generic body for csum_partial "
+                  "(summing runs) and csum_partial_copy_generic (copying runs), picked at boot");
   cmd->add_option("--fallback", o->fallback,
                   "With several --results: the generic body's params (default carry=adc, "
                   "emit --library's portable body); must run on every x86-64 CPU");

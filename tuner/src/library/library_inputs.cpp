@@ -47,7 +47,7 @@ std::string cpuidVendor(const std::string& recorded) {
   return "";
 }
 
-LibraryVariant readVariant(const std::string& input) {
+LibraryVariant readVariant(const std::string& input, gen::Kind kind) {
   const std::string path = resultsFileOf(input);
   const auto document = results::readDocument(path, kLibraryPurpose);
   const auto header = results::readHeader(document, path, kLibraryPurpose);
@@ -73,11 +73,15 @@ LibraryVariant readVariant(const std::string& input) {
   variant.resultsPath = path;
   // The run's winner as its winner.S says it (tuned on, figures), printed for user space.
   variant.source = readWinnerSource(path);
-  if (variant.source.params.kind != gen::Kind::Sum) {
-    throw BadRequest(fmt::format(
-        "{} is a run of copying kernels ({}): the library's csum_partial sums; give a summing "
-        "run (tune --kind sum)",
-        path, variant.source.params.toString()));
+  if (variant.source.params.kind != kind) {
+    throw BadRequest(
+        kind == gen::Kind::Sum
+            ? fmt::format("{} is a run of copying kernels ({}): the library's csum_partial sums; "
+                          "give a summing run (tune --kind sum)",
+                          path, variant.source.params.toString())
+            : fmt::format("{} is a run of summing kernels ({}): give a copying run (tune --kind "
+                          "copy)",
+                          path, variant.source.params.toString()));
   }
   variant.source.style = SourceStyle::Gas;
   return variant;
@@ -96,16 +100,16 @@ std::string resultsFileOf(const std::string& input) {
                                (path / runs.front()).string()));
 }
 
-std::vector<LibraryVariant> readLibraryVariants(const std::vector<std::string>& inputs) {
+std::vector<LibraryVariant> readLibraryVariants(const std::vector<std::string>& inputs,
+                                                gen::Kind kind) {
   std::vector<LibraryVariant> variants;
   for (const std::string& input : inputs) {
-    LibraryVariant variant = readVariant(input);
+    LibraryVariant variant = readVariant(input, kind);
     const auto same = std::find_if(variants.begin(), variants.end(),
                                    [&](const auto& v) { return v.cpuKey == variant.cpuKey; });
     if (same != variants.end()) {
       throw BadRequest(fmt::format(
-          "CPU key {} appears twice ({} and {}): a library holds one variant per CPU; give one "
-          "run of each",
+          "CPU key {} appears twice ({} and {}): one variant per CPU; give one run of each",
           variant.cpuKey, same->resultsPath, variant.resultsPath));
     }
     variants.push_back(std::move(variant));

@@ -25,9 +25,11 @@ struct LibraryVariant {
 std::string resultsFileOf(const std::string& input);
 
 // The winners of `inputs` (results files or run folders), one per CPU key, in the order given.
-// Refused (BadRequest, or csumtune::Error for a missing or malformed file): a copying run, a
-// run that did not finish, a file without the CPU fields the dispatcher matches on, and a CPU
-// key that appears twice.
-std::vector<LibraryVariant> readLibraryVariants(const std::vector<std::string>& inputs);
+// Refused (BadRequest, or csumtune::Error for a missing or malformed file): a run of the other
+// kind (the library takes summing runs; a kernel patch reads its copying runs with
+// kind=Copy), a run that did not finish, a file without the CPU fields the dispatcher matches
+// on, and a CPU key that appears twice.
+std::vector<LibraryVariant> readLibraryVariants(const std::vector<std::string>& inputs,
+                                                gen::Kind kind = gen::Kind::Sum);
 
 }  // namespace csumtune::tuner
