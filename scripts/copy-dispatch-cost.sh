@@ -4,8 +4,9 @@
 # or the runs given), built for user space as --baseline-source builds the kernel's file, with
 # the selection's byte set to the last variant (the most compares before its jump), timed by
 # `csumtune bench` in one interleaved run against the same body alone in a file of its own
-# (no load, no compare: a direct call of that body). Both are verified over the full plan
-# first. A benchmark: run it on a quiet machine whose CPU can run the body (ADX for these).
+# (no load, no compare: a direct call of that body), and against the file entered through one
+# direct jmp to the body (the shape of a jump patched at boot). All are verified over the full
+# plan first. A benchmark: run it on a quiet machine whose CPU can run the body (ADX for these).
 #
 #   scripts/copy-dispatch-cost.sh [COPY_RUN...]   (CSUMTUNE=path/to/csumtune, CPU=1, SIZES=40,1500)
 set -euo pipefail
@@ -41,7 +42,13 @@ end = text.index("SYM_FUNC_END(csum_partial_copy_generic)")
 open(sys.argv[2] + "/direct.S", "w").write(
     head + "SYM_FUNC_START(csum_partial_copy_generic)\n" + text[start:end] +
     "SYM_FUNC_END(csum_partial_copy_generic)\n")
+# jump.S: the same file entered through one direct jmp to that body, as a jump patched at
+# boot (or a static call's) would enter it: what any dispatch that is not inlined costs.
+open(sys.argv[2] + "/jump.S", "w").write(text.replace(
+    "SYM_FUNC_START(csum_partial_copy_generic)\n",
+    "SYM_FUNC_START(csum_partial_copy_generic)\n\tjmp\t.L%s\n" % last, 1) +
+    "\t.section .rodata\ncsumtune_copy_body:\t.byte 0\n")
 print("timing the body .L%s (%d compares before its jump)" % (last, len(labels)))
 PY
 "$CSUMTUNE" bench --cpu "${CPU:-1}" --params carry=adc,kind=copy --sizes "${SIZES:-40,1500}" \
-  --baseline-source "$work/direct.S" --baseline-source "$work/dispatch.S"
+  --baseline-source "$work/direct.S" --baseline-source "$work/dispatch.S" --baseline-source "$work/jump.S"
