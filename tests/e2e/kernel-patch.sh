@@ -75,9 +75,14 @@ done
 # (UNDOCUMENTED_SETUP: kernel-parameters.txt is the maintainer's to extend).
 "$CSUMTUNE" patch --tree "$tree" --results "$SOURCE/results/amd-19-11-1-0a1bbd54/kernel" \
   --results "$SOURCE/results/amd-1a-02-1-5d4b381f/kernel" --results "$SOURCE/results/amd-19-11-1-0a1bbd54/copy-kernel" \
-  --results "$SOURCE/results/amd-19-01-1-ce148854/copy-kernel" -o "$work/multi.patch"
+  --results "$SOURCE/results/amd-19-01-1-ce148854/copy-kernel" -o "$work/multi.patch" 2>"$work/multi.err"
+check "patch of several bodies, both functions, exits 0 ($(head -c 300 "$work/multi.err"))" \
+  grep -q "^+++ b/arch/x86/lib/csum-select_64.c" "$work/multi.patch"
 findings=$(checkpatch_findings "$work/multi.patch" | grep -vE ':(AVOID_EXTERNS|UNDOCUMENTED_SETUP):')
 check "checkpatch.pl --strict multi.patch (several bodies, both functions): nothing else ($findings)" test -z "$findings"
+check "checkpatch.pl reads multi.patch (it can fail: a line of 120 columns is found)" bash -c \
+  "sed '0,/^+ \* csum_partial_copy_generic(): one body/s//+ * $(printf 'y%.0s' {1..110})/' '$work/multi.patch' >'$work/multi-long.patch' &&
+   perl '$tree/scripts/checkpatch.pl' --strict --no-tree --show-types --terse '$work/multi-long.patch' | grep -q LONG_LINE"
 long=$(printf 'x%.0s' {1..110})
 sed "0,/^+ \* params:/s//+ * params:  $long/" "$work/1.patch" >"$work/long.patch"
 check "checkpatch.pl --strict can fail (a header line of 120 columns)" bash -c \

@@ -32,8 +32,10 @@ linux_source_tree() {
   local version=${1:-6.1}
   local cache=${CSUMTUNE_KERNEL_CACHE:-/var/cache/csumtune-kernel}/linux-source-$version
   local top=$cache/linux-source-$version
-  # checkpatch.pl and the word lists it reads, for the patch test's style check.
+  # arch/x86/lib/Makefile for a patch of several bodies; checkpatch.pl and the word lists it
+  # reads, for the patch test's style check.
   local files=(Makefile arch/x86/lib/csum-partial_64.c arch/x86/lib/csum-copy_64.S
+               arch/x86/lib/Makefile
                scripts/checkpatch.pl scripts/spelling.txt scripts/const_structs.checkpatch)
   mkdir -p "$cache"
   # Tests run in parallel: one extracts while the others wait, none reads a half-written file.

@@ -150,7 +150,8 @@ constexpr const char* kPicker =
     "\tif (!strcmp(csumtune_choice, \"generic\")) {\n"
     "\t\tstrscpy(why, \"csumtune=generic\", sizeof(why));\n"
     "\t} else if (csumtune_choice[0]) {\n"
-    "\t\tsnprintf(why, sizeof(why), \"csumtune=%s names no variant\", csumtune_choice);\n"
+    "\t\tsnprintf(why, sizeof(why), \"csumtune=%s: no such variant of this function\",\n"
+    "\t\t\t csumtune_choice);\n"
     "\t\tfor (i = 0; i < n; i++) {\n"
     "\t\t\tif (strcmp(bodies[i].key, csumtune_choice))\n"
     "\t\t\t\tcontinue;\n"
@@ -158,7 +159,8 @@ constexpr const char* kPicker =
     "\t\t\t\tpick = i;\n"
     "\t\t\t\tsnprintf(why, sizeof(why), \"csumtune=%s\", bodies[i].key);\n"
     "\t\t\t} else {\n"
-    "\t\t\t\tsnprintf(why, sizeof(why), \"csumtune=%s needs %s, which this CPU lacks\",\n"
+    "\t\t\t\tsnprintf(why, sizeof(why),\n"
+    "\t\t\t\t\t \"csumtune=%s needs %s, which this CPU lacks\",\n"
     "\t\t\t\t\t bodies[i].key, bodies[i].needs);\n"
     "\t\t\t}\n"
     "\t\t}\n"
@@ -202,7 +204,8 @@ std::string renderSelectC(const KernelVariants& variants, const gen::Params& fal
         " * csum_partial_copy_generic() jumps on it: 0 runs the generic body, N the Nth of\n"
         " * csumtune_copy_bodies.\n"
         " */\n"
-        "u8 {} __ro_after_init;\n\n",
+        "extern u8 {0};\n"
+        "u8 {0} __ro_after_init;\n\n",
         kCopyByte);
   }
   text +=

@@ -74,7 +74,10 @@ std::string renderMultiCopyAssembly(const std::vector<LibraryVariant>& variants,
     const std::string label = copyBodyLabel(v.cpuKey);
     const std::string piece = copyBodyPiece(v.source, label);
     // The label goes after the body's header comment, before its first instruction.
-    const std::size_t code = piece.find("\n */\n") + 5;
+    const std::size_t comment = piece.find("\n */\n");
+    if (comment == std::string::npos)
+      throw gen::ParamsError(fmt::format("the body of {} has no header comment", v.cpuKey));
+    const std::size_t code = comment + 5;
     text += piece.substr(0, code) + ".L" + label + ":\n" + piece.substr(code);
   }
   text += fmt::format("SYM_FUNC_END({})\n", kCopySymbol);

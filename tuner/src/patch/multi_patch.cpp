@@ -128,7 +128,7 @@ std::string noticeParagraph(const std::string& replacedText, const char* replace
 
 // Whether every body (the generic one included) reads only inside the buffer.
 bool allStrict(const KernelVariants& variants, const gen::Params& fallback) {
-  if (fallback.bounds != gen::Bounds::Strict) return false;
+  if (!variants.sums.empty() && fallback.bounds != gen::Bounds::Strict) return false;
   for (const auto* kind : {&variants.sums, &variants.copies})
     for (const auto& v : *kind)
       if (v.source.params.bounds != gen::Bounds::Strict) return false;
@@ -316,6 +316,11 @@ KernelVariants readKernelVariants(const std::vector<std::string>& inputs) {
   KernelVariants variants;
   variants.sums = readLibraryVariants(sumInputs, gen::Kind::Sum);
   variants.copies = readLibraryVariants(copyInputs, gen::Kind::Copy);
+  // The copy's entry jumps on one byte: 0 is the generic body.
+  if (variants.copies.size() > 255)
+    throw BadRequest(
+        fmt::format("{} copying runs: csum_partial_copy_generic picks among 255 at most",
+                    variants.copies.size()));
   for (auto* kind : {&variants.sums, &variants.copies}) {
     for (LibraryVariant& v : *kind) {
       (void)kernelVendor(v.vendor);
