@@ -88,8 +88,10 @@ expect 2 "not thread" -- "$CSUMTUNE" bench --count-instructions --sizes 8 --form
 expect 2 "not --candidates" -- "$CSUMTUNE" bench --count-instructions --candidates "$(dirname "$0")/../../results/candidates.txt"
 # --count-instructions: every length of a range, one count per row and length (exact; no timing).
 if out=$("$CSUMTUNE" bench --count-instructions --baseline --sizes 1-3,40 --format csv 2>/dev/null) &&
-  [[ $(grep -c '^"linux-v6.8",' <<<"$out") -eq 4 && $(grep -c '^"carry=adc' <<<"$out") -eq 4 ]]; then
-  pass "bench --count-instructions counts every row at every length of 1-3,40"
+  [[ $(grep -c '^"linux-v6.8",' <<<"$out") -eq 4 && $(grep -c '^"carry=adc' <<<"$out") -eq 4 ]] &&
+  [[ $(head -1 <<<"$out") == name,params,kind,bytes,length,instructions,taken_branches ]] &&
+  ! grep -qE ',$' <<<"$out"; then
+  pass "bench --count-instructions counts every row at every length of 1-3,40 (instructions and taken branches)"
 else
   fail "bench --count-instructions: $out"
 fi

@@ -89,6 +89,39 @@ TEST(InstructionCount, ALoopCountsEveryIteration) {
     EXPECT_EQ(counts[i], 4u + 3u * static_cast<unsigned>(request.sizes[i])) << request.sizes[i];
 }
 
+// Taken branches by construction: the straight function takes only its ret; the loop its
+// back edge len - 1 times, plus the ret (the jnz falls through once; jle never jumps).
+TEST(InstructionCount, TakenBranchesAreTheJumpsTakenAndTheRet) {
+  InstructionCountRequest request;
+  request.sizes = {1, 7, 64};
+  std::vector<CallCount> three, loop;
+  SKIP_WITHOUT_PTRACE(three =
+                          countCalls({"three", "", TimedKind::Linked, &count_test_three}, request));
+  SKIP_WITHOUT_PTRACE(loop =
+                          countCalls({"loop", "", TimedKind::Linked, &count_test_loop}, request));
+  ASSERT_EQ(loop.size(), 3u);
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(three[i].takenBranches, 1u);
+    EXPECT_EQ(loop[i].takenBranches, static_cast<std::uint64_t>(request.sizes[i]))
+        << request.sizes[i];
+    EXPECT_EQ(loop[i].instructions, 4u + 3u * static_cast<unsigned>(request.sizes[i]));
+  }
+}
+
+// entry=forty's first compare sends exactly 40 bytes to straight-line code: one jump and the
+// ret. Under 8 bytes it jumps to the tiny path (and returns); a Linux-style frame's tests fall
+// through more.
+TEST(InstructionCount, EntryFortyTakesOneJumpAtFortyBytes) {
+  const csumtune::Kernel kernel =
+      csumtune::Jit::compile("carry=adc,chains=6,unroll=30,tail=overlap,entry=forty,short=128");
+  InstructionCountRequest request;
+  request.sizes = {40};
+  std::vector<CallCount> counts;
+  SKIP_WITHOUT_PTRACE(counts = countCalls({"forty", "", TimedKind::Linked, kernel.fn()}, request));
+  ASSERT_EQ(counts.size(), 1u);
+  EXPECT_EQ(counts[0].takenBranches, 2u);
+}
+
 TEST(InstructionCount, ACopyingCallIsCountedWithItsOwnSignature) {
   TimedKernel kernel{"copy", "", TimedKind::Linked, nullptr};
   kernel.call = TimedKernel::Call::Copy;

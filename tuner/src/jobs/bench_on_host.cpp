@@ -297,8 +297,12 @@ InstructionTable countOnHost(const HostBenchRequest& request, const HostBenchHoo
       continue;
     }
     try {
-      table.rows.push_back({kernel.name, kernel.params, toString(kernel.kind), kernel.bytes,
-                            countInstructions(kernel, count)});
+      InstructionRow row{kernel.name, kernel.params, toString(kernel.kind), kernel.bytes, {}, {}};
+      for (const CallCount& call : countCalls(kernel, count)) {
+        row.counts.push_back(call.instructions);
+        row.taken.push_back(call.takenBranches);
+      }
+      table.rows.push_back(std::move(row));
     } catch (const InstructionCountError& e) {
       throw BadRequest(e.what());
     }

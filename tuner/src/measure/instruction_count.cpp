@@ -2,14 +2,19 @@
 
 #include <signal.h>
 #include <sys/ptrace.h>
+#include <sys/user.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <array>
 #include <cerrno>
+#include <cstddef>
 #include <cstring>
 #include <random>
 
 #include <fmt/format.h>
+
+#include "measure/taken_branch.hpp"
 
 // A function that is one `ret` and nothing else: the empty twin of every call, so that the
 // caller's side of a call (argument set-up, the call, storing the result) can be subtracted.
@@ -102,11 +107,14 @@ class TracedChild {
       throw InstructionCountError(fmt::format("ptrace: {}", strerror(errno)));
   }
 
-  // From the opening int3 to the closing one: the instructions executed between them.
-  std::uint64_t countToNextBreakpoint(const std::string& name, int len) {
+  // From the opening int3 to the closing one: the instructions executed between them, and
+  // how many of them took a branch (each step's address against the one before it).
+  CallCount countToNextBreakpoint(const std::string& name, int len) {
     resume(PTRACE_CONT);
     if (waitStop("before a call") != SIGTRAP)
       throw InstructionCountError("the counting child stopped on another signal");
+    CallCount count;
+    std::uint64_t at = rip();
     for (std::uint64_t steps = 0; steps < kMaxSteps; ++steps) {
       resume(PTRACE_SINGLESTEP);
       const int signal = waitStop("while single-stepping");
@@ -118,10 +126,37 @@ class TracedChild {
       if (ptrace(PTRACE_GETSIGINFO, pid_, nullptr, &info) != 0)
         throw InstructionCountError(fmt::format("ptrace: {}", strerror(errno)));
       // A step reports TRAP_TRACE; the closing int3 (the step that executed it) SI_KERNEL.
-      if (info.si_code == SI_KERNEL) return steps;
+      if (info.si_code == SI_KERNEL) {
+        count.instructions = steps;
+        return count;
+      }
+      const std::uint64_t next = rip();
+      if (tookBranch(at, next, wantsCode(at, next) ? codeAt(at) : std::span<const std::uint8_t>{}))
+        ++count.takenBranches;
+      at = next;
     }
     throw InstructionCountError(
         fmt::format("{} at {} bytes: more than {} instructions", name, len, kMaxSteps));
+  }
+
+  std::uint64_t rip() {
+    errno = 0;
+    const long value =
+        ptrace(PTRACE_PEEKUSER, pid_, offsetof(struct user_regs_struct, rip), nullptr);
+    if (errno != 0) throw InstructionCountError(fmt::format("ptrace: {}", strerror(errno)));
+    return static_cast<std::uint64_t>(value);
+  }
+
+  // The child's first 16 bytes at `address` (fewer at the end of a mapping).
+  std::span<const std::uint8_t> codeAt(std::uint64_t address) {
+    std::size_t have = 0;
+    for (; have < code_.size(); have += sizeof(long)) {
+      errno = 0;
+      const long word = ptrace(PTRACE_PEEKTEXT, pid_, address + have, nullptr);
+      if (errno != 0) break;
+      std::memcpy(code_.data() + have, &word, sizeof word);
+    }
+    return {code_.data(), have};
   }
 
   void finish() {
@@ -133,12 +168,21 @@ class TracedChild {
 
  private:
   pid_t pid_;
+  std::array<std::uint8_t, 16> code_{};
 };
 
 }  // namespace
 
 std::vector<std::uint64_t> countInstructions(const TimedKernel& kernel,
                                              const InstructionCountRequest& request) {
+  std::vector<std::uint64_t> instructions;
+  for (const CallCount& count : countCalls(kernel, request))
+    instructions.push_back(count.instructions);
+  return instructions;
+}
+
+std::vector<CallCount> countCalls(const TimedKernel& kernel,
+                                  const InstructionCountRequest& request) {
   if (kernel.call == TimedKernel::Call::MemcpyThenSum) {
     throw InstructionCountError(kernel.name +
                                 ": memcpy's instructions are the C library's, not counted");
@@ -169,12 +213,13 @@ std::vector<std::uint64_t> countInstructions(const TimedKernel& kernel,
     throw InstructionCountError("the counting child did not stop as it should");
   if (ptrace(PTRACE_SETOPTIONS, pid, nullptr, PTRACE_O_EXITKILL) != 0)
     throw InstructionCountError(fmt::format("ptrace: {}", strerror(errno)));
-  std::vector<std::uint64_t> counts;
+  std::vector<CallCount> counts;
   for (const int len : request.sizes) {
-    const std::uint64_t caller = child.countToNextBreakpoint("the empty call", len);
-    const std::uint64_t call = child.countToNextBreakpoint(kernel.name, len);
-    // The empty call is the caller's side plus one `ret`.
-    counts.push_back(call + 1 - caller);
+    const CallCount caller = child.countToNextBreakpoint("the empty call", len);
+    const CallCount call = child.countToNextBreakpoint(kernel.name, len);
+    // The empty call is the caller's side plus one `ret`, which is also a taken branch.
+    counts.push_back({call.instructions + 1 - caller.instructions,
+                      call.takenBranches + 1 - caller.takenBranches});
   }
   child.finish();
   return counts;

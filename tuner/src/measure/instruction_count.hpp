@@ -24,9 +24,20 @@ struct InstructionCountRequest {
   std::uint64_t seed = 1;  // the buffer's bytes (the count of a checksum does not depend on them)
 };
 
-// One count per size, in request order: the instructions of the call itself, its final `ret`
-// included (the caller's set-up and the `call` are subtracted, measured with an empty function).
-// A `rep`-prefixed string instruction counts once per iteration (as single-stepping sees it).
+// What one call executes.
+struct CallCount {
+  std::uint64_t instructions = 0;
+  // Jumps taken, calls and returns: each a redirect of the front end, which a hot call can
+  // pay for whatever its instruction count. A jump to the next instruction is not counted.
+  std::uint64_t takenBranches = 0;
+};
+
+// One count per size, in request order: the call itself, its final `ret` included (the
+// caller's set-up and the `call` are subtracted, measured with an empty function). A
+// `rep`-prefixed string instruction counts once per iteration (as single-stepping sees it).
+std::vector<CallCount> countCalls(const TimedKernel& kernel,
+                                  const InstructionCountRequest& request);
+// The instructions alone.
 std::vector<std::uint64_t> countInstructions(const TimedKernel& kernel,
                                              const InstructionCountRequest& request);
 

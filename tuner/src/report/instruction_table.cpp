@@ -27,18 +27,13 @@ std::size_t referenceRow(const InstructionTable& table) {
 
 }  // namespace
 
-std::string formatInstructionTable(const InstructionTable& table) {
-  std::string out = fmt::format(
-      "instructions per call (each call single-stepped once: its own instructions, the final ret "
-      "included), buf mod 64 = {}, {}\n",
-      table.offset, cpuKey(table.cpu));
-  for (std::size_t k = 0; k < table.rows.size(); ++k) {
-    const InstructionRow& row = table.rows[k];
-    out += fmt::format("  [{}] {}{}\n", k + 1, row.name,
-                       row.bytes ? fmt::format(" ({} B)", row.bytes) : std::string());
-  }
-  for (const std::string& skipped : table.notCounted) out += "  not counted: " + skipped + "\n";
+namespace {
+
+// One block: a line per length, a column per kernel, and each count over the reference's.
+std::string countBlock(const InstructionTable& table,
+                       std::vector<std::uint64_t> InstructionRow::*counts) {
   const std::size_t ref = referenceRow(table);
+  std::string out;
   if (table.rows.size() > 1)
     out += fmt::format("  (/[{}]: the count over [{}]'s)\n", ref + 1, ref + 1);
   out += fmt::format("{:>7}", "length");
@@ -50,15 +45,44 @@ std::string formatInstructionTable(const InstructionTable& table) {
   for (std::size_t s = 0; s < table.sizes.size(); ++s) {
     out += fmt::format("{:>7}", table.sizes[s]);
     const double reference =
-        table.rows.empty() ? 0.0 : static_cast<double>(table.rows[ref].counts[s]);
+        table.rows.empty() ? 0.0 : static_cast<double>((table.rows[ref].*counts)[s]);
     for (std::size_t k = 0; k < table.rows.size(); ++k) {
-      const std::uint64_t count = table.rows[k].counts[s];
+      const std::uint64_t count = (table.rows[k].*counts)[s];
       out += fmt::format(" {:>7}", count);
       if (k == ref) continue;
       out += reference > 0 ? fmt::format(" {:>6.2f}", static_cast<double>(count) / reference)
                            : fmt::format(" {:>6}", "-");
     }
     out += "\n";
+  }
+  return out;
+}
+
+bool allTaken(const InstructionTable& table) {
+  return std::all_of(table.rows.begin(), table.rows.end(), [&](const InstructionRow& row) {
+    return row.taken.size() == table.sizes.size();
+  });
+}
+
+}  // namespace
+
+std::string formatInstructionTable(const InstructionTable& table) {
+  std::string out = fmt::format(
+      "instructions per call (each call single-stepped once: its own instructions, the final ret "
+      "included), buf mod 64 = {}, {}\n",
+      table.offset, cpuKey(table.cpu));
+  for (std::size_t k = 0; k < table.rows.size(); ++k) {
+    const InstructionRow& row = table.rows[k];
+    out += fmt::format("  [{}] {}{}\n", k + 1, row.name,
+                       row.bytes ? fmt::format(" ({} B)", row.bytes) : std::string());
+  }
+  for (const std::string& skipped : table.notCounted) out += "  not counted: " + skipped + "\n";
+  out += countBlock(table, &InstructionRow::counts);
+  if (allTaken(table) && !table.rows.empty()) {
+    out +=
+        "\ntaken branches per call (jumps taken, the final ret included; a jump to the next "
+        "instruction is not one)\n";
+    out += countBlock(table, &InstructionRow::taken);
   }
   return out;
 }
@@ -70,7 +94,8 @@ std::string formatInstructionJson(const InstructionTable& table) {
                        {"params", row.params},
                        {"kind", row.kind},
                        {"bytes", row.bytes},
-                       {"instructions", row.counts}});
+                       {"instructions", row.counts},
+                       {"taken_branches", row.taken}});
   }
   const nlohmann::json doc = {
       {"schema", kInstructionSchema}, {"cpu", cpuJson(table.cpu)},
@@ -81,11 +106,12 @@ std::string formatInstructionJson(const InstructionTable& table) {
 }
 
 std::string formatInstructionCsv(const InstructionTable& table) {
-  std::string out = "name,params,kind,bytes,length,instructions\n";
+  std::string out = "name,params,kind,bytes,length,instructions,taken_branches\n";
   for (const InstructionRow& row : table.rows) {
     for (std::size_t s = 0; s < table.sizes.size(); ++s) {
-      out += fmt::format("{},{},{},{},{},{}\n", csvField(row.name), csvField(row.params), row.kind,
-                         row.bytes, table.sizes[s], row.counts[s]);
+      out += fmt::format("{},{},{},{},{},{},{}\n", csvField(row.name), csvField(row.params),
+                         row.kind, row.bytes, table.sizes[s], row.counts[s],
+                         s < row.taken.size() ? std::to_string(row.taken[s]) : std::string());
     }
   }
   return out;

@@ -18,7 +18,8 @@ struct InstructionRow {
   std::string params;  // canonical params ("" for a baseline)
   std::string kind;    // toString(TimedKind)
   std::size_t bytes = 0;
-  std::vector<std::uint64_t> counts;  // one per size
+  std::vector<std::uint64_t> counts;  // instructions, one per size
+  std::vector<std::uint64_t> taken;   // taken branches, one per size (empty: not counted)
 };
 
 struct InstructionTable {
@@ -30,7 +31,8 @@ struct InstructionTable {
 };
 
 // One line per length, one column per kernel (numbered; the names above the table), and each
-// kernel's count as a ratio to linux-v6.8's (when the baselines run; else the first row's).
+// kernel's count as a ratio to linux-v6.8's (when the baselines run; else the first row's);
+// then the same for taken branches.
 std::string formatInstructionTable(const InstructionTable& table);
 std::string formatInstructionJson(const InstructionTable& table);
 std::string formatInstructionCsv(const InstructionTable& table);
