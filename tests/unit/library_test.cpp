@@ -9,7 +9,7 @@
 #include "source_paths.hpp"
 
 #include "library/library_files.hpp"
-#include "library/library_inputs.hpp"
+#include "report/variant_runs.hpp"
 #include "request_errors.hpp"
 
 namespace csumtune::tuner {

@@ -5,6 +5,7 @@
 // proven in a real kernel (tests/e2e/kernel-tree.sh).
 #include <gtest/gtest.h>
 
+#include "committed_runs.hpp"
 #include "source_paths.hpp"
 
 #include <filesystem>
@@ -24,14 +25,9 @@ namespace fs = std::filesystem;
 
 using csumtune::test_paths::committedResults;
 
-const std::string kZen4Copy = "amd-19-11-1-0a1bbd54/copy-kernel";
-const std::string kZen3Copy = "amd-19-01-1-ce148854/copy-kernel";
 
-std::size_t count(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
+using namespace csumtune::test_runs;
+
 
 // The file as the user-space build takes it: the byte the selection would set, defined here
 // (local, so the position-independent build can reach it).
@@ -49,20 +45,20 @@ TEST(MultiCopy, OneFunctionWhoseEntryJumpsOnTheByte) {
   ASSERT_EQ(variants.size(), 2u);
   const std::string s = renderMultiCopyAssembly(variants, copyFallbackOf(defaultKernelFallback()),
                                                 "csumtune patch ...");
-  EXPECT_EQ(count(s, "SYM_FUNC_START("), 1u);
-  EXPECT_EQ(count(s, "SYM_FUNC_END(csum_partial_copy_generic)"), 1u);
+  EXPECT_EQ(occurrences(s, "SYM_FUNC_START("), 1u);
+  EXPECT_EQ(occurrences(s, "SYM_FUNC_END(csum_partial_copy_generic)"), 1u);
   EXPECT_NE(s.find("SYM_FUNC_START(csum_partial_copy_generic)\n"
                    "\tmovzbl\tcsumtune_copy_body(%rip), %eax\n"
                    "\tcmpl\t$1, %eax\n\tje\t.Lcopy_amd_19_11_1_0a1bbd54\n"
                    "\tcmpl\t$2, %eax\n\tje\t.Lcopy_amd_19_01_1_ce148854\n"),
             std::string::npos)
       << s.substr(0, 4000);
-  EXPECT_EQ(count(s, "\n.Lcopy_amd_19_11_1_0a1bbd54:\n"), 1u);
-  EXPECT_EQ(count(s, "\n.Lcopy_amd_19_01_1_ce148854:\n"), 1u);
+  EXPECT_EQ(occurrences(s, "\n.Lcopy_amd_19_11_1_0a1bbd54:\n"), 1u);
+  EXPECT_EQ(occurrences(s, "\n.Lcopy_amd_19_01_1_ce148854:\n"), 1u);
   // Three bodies, each starting from ~0, each with its exception table; no ALTERNATIVE (the
   // selection checks ADX), no jump to another function, nothing exported.
-  EXPECT_EQ(count(s, "\tmov\t$-1, %edx\n"), 3u);
-  EXPECT_GT(count(s, "_ASM_EXTABLE_UA("), 30u);
+  EXPECT_EQ(occurrences(s, "\tmov\t$-1, %edx\n"), 3u);
+  EXPECT_GT(occurrences(s, "_ASM_EXTABLE_UA("), 30u);
   EXPECT_EQ(s.find("ALTERNATIVE"), std::string::npos);
   EXPECT_EQ(s.find("EXPORT_SYMBOL"), std::string::npos);
   EXPECT_EQ(s.find("\tcall"), std::string::npos);

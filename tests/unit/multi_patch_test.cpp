@@ -7,6 +7,7 @@
 // tests/e2e/kernel-tree.sh builds the patched tree and boots it under qemu CPU models.
 #include <gtest/gtest.h>
 
+#include "committed_runs.hpp"
 #include "source_paths.hpp"
 
 #include <filesystem>
@@ -25,16 +26,9 @@ namespace fs = std::filesystem;
 
 using csumtune::test_paths::committedResults;
 
-const std::string kZen4 = "amd-19-11-1-0a1bbd54/kernel";
-const std::string kZen5 = "amd-1a-02-1-5d4b381f/kernel";
-const std::string kZen4Copy = "amd-19-11-1-0a1bbd54/copy-kernel";
-const std::string kZen3Copy = "amd-19-01-1-ce148854/copy-kernel";
 
-std::size_t count(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
+using namespace csumtune::test_runs;
+
 
 void expectRefused(const std::vector<std::string>& inputs, const std::string& words) {
   try {
@@ -118,7 +112,7 @@ TEST(MultiPatch, SelectionMatchesVendorFamilyModelAndNeedsAdx) {
   EXPECT_NE(c.find("boot_cpu_has(b->feature)"), std::string::npos);
   EXPECT_NE(c.find("__setup(\"csumtune=\", csumtune_setup);"), std::string::npos);
   EXPECT_NE(c.find("early_initcall(csumtune_select);"), std::string::npos);
-  EXPECT_EQ(count(c, "pr_info("), 1u) << "one line in the log for each function";
+  EXPECT_EQ(occurrences(c, "pr_info("), 1u) << "one line in the log for each function";
   for (std::size_t a = 0, b; a < c.size(); a = b + 1) {
     b = std::min(c.find('\n', a), c.size());
     EXPECT_LE(b - a, 100u) << c.substr(a, b - a);
@@ -162,8 +156,8 @@ TEST(MultiPatch, SelectionSetsTheCopysByte) {
 TEST(MultiPatch, AssemblyHoldsEveryBodyWithoutAlternatives) {
   const auto variants = readKernelVariants({committedResults(kZen4), committedResults(kZen5)}).sums;
   const std::string s = renderMultiAssembly(variants, defaultKernelFallback(), "csumtune patch");
-  EXPECT_EQ(count(s, "SPDX"), 1u);
-  EXPECT_EQ(count(s, "SYM_FUNC_START("), 3u);
+  EXPECT_EQ(occurrences(s, "SPDX"), 1u);
+  EXPECT_EQ(occurrences(s, "SYM_FUNC_START("), 3u);
   EXPECT_NE(s.find("SYM_FUNC_START(csumtune_csum_partial_generic)"), std::string::npos);
   EXPECT_NE(s.find("SYM_FUNC_END(csumtune_csum_partial_amd_1a_02_1_5d4b381f)"), std::string::npos);
   EXPECT_NE(s.find("adcx"), std::string::npos);

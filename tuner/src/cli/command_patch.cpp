@@ -11,7 +11,7 @@
 #include "cli_support.hpp"
 #include "commands.hpp"
 #include "csumtune/results/document.hpp"
-#include "library/library_inputs.hpp"
+#include "report/variant_runs.hpp"
 #include "patch/kernel_patch.hpp"
 #include "patch/make_patch.hpp"
 #include "patch/multi_patch.hpp"

@@ -268,21 +268,8 @@ std::string makefile() {
 
 }  // namespace
 
-std::string variantSymbol(const std::string& symbol, const std::string& cpuKey) {
-  std::string name = symbol + "_";
-  for (char c : cpuKey) {
-    const bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-    name += keep ? c : '_';
-  }
-  return name;
-}
-
 std::string portableSymbol(const std::string& symbol) {
   return symbol + "_portable";
-}
-
-gen::Params defaultFallback() {
-  return gen::Params{};
 }
 
 void checkLibraryRequest(const LibraryRequest& request) {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "csumtune/gen/params.hpp"
-#include "library/library_inputs.hpp"
+#include "report/variant_runs.hpp"
 
 namespace csumtune::tuner {
 
@@ -26,9 +26,6 @@ inline constexpr const char* kLibraryHeader = "csumtune_library.h";
 inline constexpr const char* kLibraryPkgConfig = "csumtune_library.pc";
 inline constexpr const char* kLibraryMakefile = "Makefile";
 
-// The portable fallback's params unless told otherwise: the plain adc kernel.
-gen::Params defaultFallback();
-
 // Throws BadRequest: a fallback that needs a CPU feature, a copying fallback, a symbol that is
 // no C identifier.
 void checkLibraryRequest(const LibraryRequest& request);
@@ -42,8 +39,7 @@ std::vector<std::pair<std::string, std::string>> renderLibrary(const LibraryRequ
 // Throws BadRequest, gen::ParamsError, FileError.
 void writeLibraryFolder(const std::string& dir, const LibraryRequest& request);
 
-// The function a variant's body is named by: SYMBOL_amd_19_11_1_0a1bbd54, SYMBOL_portable.
-std::string variantSymbol(const std::string& symbol, const std::string& cpuKey);
+// The portable body's function: SYMBOL_portable (a variant's: variantSymbol).
 std::string portableSymbol(const std::string& symbol);
 
 }  // namespace csumtune::tuner

@@ -4,7 +4,6 @@
 
 #include "csumtune/gen/att_printer.hpp"
 #include "csumtune/gen/kernel_program.hpp"
-#include "library/library_files.hpp"
 #include "patch/multi_patch.hpp"
 #include "source_file.hpp"
 

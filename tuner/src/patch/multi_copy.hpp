@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "csumtune/gen/params.hpp"
-#include "library/library_inputs.hpp"
+#include "report/variant_runs.hpp"
 
 namespace csumtune::tuner {
 

@@ -10,7 +10,6 @@
 #include "csumtune/gen/kernel_program.hpp"
 #include "csumtune/gen/version.hpp"
 #include "csumtune/results/document.hpp"
-#include "library/library_files.hpp"
 #include "one_line.hpp"
 #include "patch/boot_selection.hpp"
 #include "patch/kernel_patch.hpp"

@@ -4,7 +4,7 @@
 // csum-partial_64.S, csum_partial() being a static call; copying runs into the tree's
 // csum-copy_64.S as one function whose entry jumps on a byte the selection sets
 // (patch/multi_copy.hpp says why). The runs are read and checked with the library's reader
-// (library/library_inputs.hpp), so a patch and a library made from the same runs match a CPU
+// (report/variant_runs.hpp), so a patch and a library made from the same runs match a CPU
 // the same way.
 #pragma once
 
@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "csumtune/gen/params.hpp"
-#include "library/library_inputs.hpp"
+#include "report/variant_runs.hpp"
 #include "patch/make_patch.hpp"
 
 namespace csumtune::tuner {

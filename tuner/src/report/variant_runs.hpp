@@ -1,5 +1,6 @@
-// The runs an ahead-of-time library is made from: each results file's winner with the CPU it
-// was tuned on, checked so the library never holds a variant it could not dispatch.
+// The runs that several variants are made from (emit --library's ahead-of-time library, a
+// kernel patch of several bodies): each results file's winner with the CPU it was tuned on,
+// checked so neither ever holds a variant it could not dispatch.
 #pragma once
 
 #include <cstdint>
@@ -31,5 +32,11 @@ std::string resultsFileOf(const std::string& input);
 // on, and a CPU key that appears twice.
 std::vector<LibraryVariant> readLibraryVariants(const std::vector<std::string>& inputs,
                                                 gen::Kind kind = gen::Kind::Sum);
+
+// The portable (generic) body's params unless told otherwise: the plain adc kernel.
+gen::Params defaultFallback();
+
+// The function a variant's body is named by: SYMBOL_amd_19_11_1_0a1bbd54.
+std::string variantSymbol(const std::string& symbol, const std::string& cpuKey);
 
 }  // namespace csumtune::tuner

@@ -1,4 +1,4 @@
-#include "library/library_inputs.hpp"
+#include "report/variant_runs.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -115,6 +115,19 @@ std::vector<LibraryVariant> readLibraryVariants(const std::vector<std::string>& 
     variants.push_back(std::move(variant));
   }
   return variants;
+}
+
+gen::Params defaultFallback() {
+  return gen::Params{};
+}
+
+std::string variantSymbol(const std::string& symbol, const std::string& cpuKey) {
+  std::string name = symbol + "_";
+  for (char c : cpuKey) {
+    const bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+    name += keep ? c : '_';
+  }
+  return name;
 }
 
 }  // namespace csumtune::tuner
