@@ -25,9 +25,7 @@ namespace fs = std::filesystem;
 
 using csumtune::test_paths::committedResults;
 
-
 using namespace csumtune::test_runs;
-
 
 // The file as the user-space build takes it: the byte the selection would set, defined here
 // (local, so the position-independent build can reach it).

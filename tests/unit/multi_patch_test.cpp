@@ -26,9 +26,7 @@ namespace fs = std::filesystem;
 
 using csumtune::test_paths::committedResults;
 
-
 using namespace csumtune::test_runs;
-
 
 void expectRefused(const std::vector<std::string>& inputs, const std::string& words) {
   try {

@@ -11,11 +11,11 @@
 #include "cli_support.hpp"
 #include "commands.hpp"
 #include "csumtune/results/document.hpp"
-#include "report/variant_runs.hpp"
 #include "patch/kernel_patch.hpp"
 #include "patch/make_patch.hpp"
 #include "patch/multi_patch.hpp"
 #include "report/results_file.hpp"
+#include "report/variant_runs.hpp"
 
 namespace csumtune::cli {
 namespace {

@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "csumtune/gen/params.hpp"
-#include "report/variant_runs.hpp"
 #include "patch/make_patch.hpp"
+#include "report/variant_runs.hpp"
 
 namespace csumtune::tuner {
 
