@@ -27,20 +27,18 @@ std::string banner(const KernelVariants& variants, const gen::Params& fallback,
         " * csum_partial_copy_generic() for the CPU the kernel boots on: one of the bodies in\n"
         " * csum-copy_64.S, picked at boot.\n";
   }
-  const std::string block = generatedBodiesBlock(
-      sums ? variants.sums : variants.copies, sums ? fallback : copyFallbackOf(fallback), command);
+  text += generatedByBlock(command);
   if (sums && copies) {
-    // The shared block lists csum_partial's bodies; the copy's follow.
-    text += block.substr(0, block.find(" * Bodies, tried")) +
-            " * csum_partial()'s bodies, tried in this order (the same stepping first, then any\n"
-            " * stepping):\n" +
-            block.substr(block.find('\n', block.find(" * Bodies, tried")) + 1);
-    const std::string copyBlock =
-        generatedBodiesBlock(variants.copies, copyFallbackOf(fallback), command);
-    text += " *\n * csum_partial_copy_generic()'s bodies, in the same order:\n" +
-            copyBlock.substr(copyBlock.find('\n', copyBlock.find(" * Bodies, tried")) + 1);
+    text += bodiesBlock(
+        "csum_partial()'s bodies, tried in this order (the same stepping first, then any\n"
+        " * stepping):",
+        variants.sums, fallback);
+    text += bodiesBlock("csum_partial_copy_generic()'s bodies, in the same order:", variants.copies,
+                        copyFallbackOf(fallback));
   } else {
-    text += block;
+    text += bodiesBlock("Bodies, tried in this order (the same stepping first, then any stepping):",
+                        sums ? variants.sums : variants.copies,
+                        sums ? fallback : copyFallbackOf(fallback));
   }
   text += " *\n";
   if (sums) {

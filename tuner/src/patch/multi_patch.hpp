@@ -70,7 +70,11 @@ std::string renderMultiAssembly(const std::vector<LibraryVariant>& variants,
                                 const gen::Params& fallback, const std::string& command);
 
 // The part of a generated file's banner every file of the patch shares: who made it, how to
-// regenerate it, and the bodies in the order the selection tries them.
+// regenerate it (generatedByBlock), and the bodies in the order the selection tries them
+// under a title line (bodiesBlock); generatedBodiesBlock is both.
+std::string generatedByBlock(const std::string& command);
+std::string bodiesBlock(const std::string& title, const std::vector<LibraryVariant>& variants,
+                        const gen::Params& fallback);
 std::string generatedBodiesBlock(const std::vector<LibraryVariant>& variants,
                                  const gen::Params& fallback, const std::string& command);
 
