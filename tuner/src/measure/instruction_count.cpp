@@ -2,6 +2,7 @@
 
 #include <signal.h>
 #include <sys/ptrace.h>
+#include <sys/uio.h>
 #include <sys/user.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -147,16 +148,17 @@ class TracedChild {
     return static_cast<std::uint64_t>(value);
   }
 
-  // The child's first 16 bytes at `address` (fewer at the end of a mapping).
+  // The child's bytes at `address`: 16, or as many as are mapped. One remote iovec per byte,
+  // because process_vm_readv stops at the first element it cannot read.
   std::span<const std::uint8_t> codeAt(std::uint64_t address) {
-    std::size_t have = 0;
-    for (; have < code_.size(); have += sizeof(long)) {
-      errno = 0;
-      const long word = ptrace(PTRACE_PEEKTEXT, pid_, address + have, nullptr);
-      if (errno != 0) break;
-      std::memcpy(code_.data() + have, &word, sizeof word);
-    }
-    return {code_.data(), have};
+    std::array<iovec, 16> remote{};
+    for (std::size_t i = 0; i < remote.size(); ++i)
+      remote[i] = {reinterpret_cast<void*>(address + i), 1};
+    iovec local{code_.data(), code_.size()};
+    const ssize_t have = process_vm_readv(pid_, &local, 1, remote.data(), remote.size(), 0);
+    if (have < 0 && errno != EFAULT)
+      throw InstructionCountError(fmt::format("process_vm_readv: {}", strerror(errno)));
+    return {code_.data(), have < 0 ? 0 : static_cast<std::size_t>(have)};
   }
 
   void finish() {

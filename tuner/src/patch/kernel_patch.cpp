@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "csumtune/bounded_file.hpp"
+#include "one_line.hpp"
 #include "patch/git_identity.hpp"
 
 namespace csumtune::tuner {
@@ -274,6 +275,24 @@ void setAuthorFromTree(const KernelTree& tree, const std::string& treeArgument, 
   if (patch.author.empty() && identity.refused.empty())
     notes.push_back(treeArgument +
                     " has no git user.name/user.email: a plain patch, not git format-patch");
+}
+
+std::string copyrightNotice(const std::string& replacedText, const char* replacedPath) {
+  std::vector<std::string> notices;
+  std::size_t start = 0;
+  for (int n = 0; n < 40 && start < replacedText.size(); ++n) {
+    const std::size_t end = std::min(replacedText.find('\n', start), replacedText.size());
+    const std::string line = replacedText.substr(start, end - start);
+    start = end + 1;
+    const std::size_t at = line.find("Copyright");
+    if (at != std::string::npos) notices.push_back(oneLine(line.substr(at)));
+  }
+  if (notices.empty()) return "";
+  std::string quoted;
+  for (const std::string& n : notices) quoted += (quoted.empty() ? "\"" : "; \"") + n + "\"";
+  return fmt::format(
+      "{} carries {}: that notice goes with the code this replaces, which was that work.",
+      replacedPath, quoted);
 }
 
 std::string portableResultsPath(const std::string& path) {

@@ -63,6 +63,10 @@ struct PatchText {
 // A paragraph wrapped at 72 columns, as commit messages are (words never split).
 std::string wrapParagraph(const std::string& text);
 
+// The replaced file's copyright lines leave with its code: the sentence a patch's message
+// says it with, in the file's own words ("" when its first 40 lines have none).
+std::string copyrightNotice(const std::string& replacedText, const char* replacedPath);
+
 // The patch: format-patch shape when `author` is set, else the message, "---", a diffstat
 // and the diffs (what `patch -p1` and `git apply` take).
 std::string renderPatch(const PatchText& patch);

@@ -35,27 +35,6 @@ struct MessageParts {
   std::string notice{};      // "" or the paragraph acknowledging the replaced file's authors
 };
 
-// The replaced file's copyright lines leave with its code: the message says whose work it
-// was, in the file's own words.
-std::string noticeOf(const std::string& replacedText, const char* replacedPath) {
-  std::vector<std::string> notices;
-  std::size_t start = 0;
-  for (int n = 0; n < 40 && start < replacedText.size(); ++n) {
-    const std::size_t end = std::min(replacedText.find('\n', start), replacedText.size());
-    std::string line = replacedText.substr(start, end - start);
-    start = end + 1;
-    if (line.find("Copyright") == std::string::npos) continue;
-    const std::size_t from = line.find("Copyright");
-    notices.push_back(oneLine(line.substr(from)));
-  }
-  if (notices.empty()) return "";
-  std::string quoted;
-  for (const std::string& n : notices) quoted += (quoted.empty() ? "\"" : "; \"") + n + "\"";
-  return fmt::format(
-      "{} carries {}: that notice goes with the code this replaces, which was that work.\n\n",
-      replacedPath, quoted);
-}
-
 std::string sumBody(const MessageParts& m) {
   return fmt::format(
       "csum_partial() is the sum the network stack takes of every packet it\n"
@@ -261,7 +240,8 @@ PatchResult makePatch(const PatchRequest& r) {
   m.cpuNeeds = cpuNeeds(r.params, kind.symbol);
   m.after = gen::KernelProgram(r.params, programOptions(r.params, request.style)).bytes().size();
   m.regenerate = regenerateText(r);
-  m.notice = noticeOf(tree.cFile, kind.replaced);
+  if (const std::string notice = copyrightNotice(tree.cFile, kind.replaced); !notice.empty())
+    m.notice = notice + "\n\n";
 
   // The tree's own file built (or assembled) for user space: its size and, when asked, the
   // figures, measured against the very same loop. A tree whose file our stand-in headers

@@ -104,25 +104,10 @@ std::string bodyParagraph(const std::vector<LibraryVariant>& variants, const gen
   return bodies;
 }
 
-// The replaced file's copyright lines leave with its code: the message says whose work it
-// was, in the file's own words.
+// The replaced file's copyright notice as a paragraph of the message ("" without one).
 std::string noticeParagraph(const std::string& replacedText, const char* replacedPath) {
-  std::vector<std::string> notices;
-  std::size_t start = 0;
-  for (int n = 0; n < 40 && start < replacedText.size(); ++n) {
-    const std::size_t end = std::min(replacedText.find('\n', start), replacedText.size());
-    const std::string line = replacedText.substr(start, end - start);
-    start = end + 1;
-    const std::size_t at = line.find("Copyright");
-    if (at != std::string::npos) notices.push_back(oneLine(line.substr(at)));
-  }
-  std::string quoted;
-  for (const std::string& n : notices) quoted += (quoted.empty() ? "\"" : "; \"") + n + "\"";
-  if (quoted.empty()) return "";
-  return wrapParagraph(fmt::format(
-             "{} carries {}: that notice goes with the code this replaces, which was that work.",
-             replacedPath, quoted)) +
-         "\n\n";
+  const std::string notice = copyrightNotice(replacedText, replacedPath);
+  return notice.empty() ? "" : wrapParagraph(notice) + "\n\n";
 }
 
 // Whether every body (the generic one included) reads only inside the buffer.
