@@ -8,7 +8,7 @@
 #include <string>
 
 #include "csumtune/gen/params.hpp"
-#include "patch/multi_patch.hpp"
+#include "patch/kernel_bodies.hpp"
 
 namespace csumtune::tuner {
 

@@ -4,7 +4,7 @@
 
 #include "csumtune/gen/att_printer.hpp"
 #include "csumtune/gen/kernel_program.hpp"
-#include "patch/multi_patch.hpp"
+#include "patch/kernel_bodies.hpp"
 #include "source_file.hpp"
 
 namespace csumtune::tuner {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "csumtune/gen/params.hpp"
+#include "patch/kernel_bodies.hpp"
 #include "patch/make_patch.hpp"
 #include "report/variant_runs.hpp"
 
@@ -23,21 +24,12 @@ namespace csumtune::tuner {
 inline constexpr const char* kSelectC = "arch/x86/lib/csum-select_64.c";
 inline constexpr const char* kLibMakefile = "arch/x86/lib/Makefile";
 
-// The generic body's params unless told otherwise: emit --library's portable default.
-gen::Params defaultKernelFallback();
-
 struct MultiPatchRequest {
   std::string tree;
   std::vector<std::string> results;  // results files or run folders, one per CPU key
   gen::Params fallback = defaultKernelFallback();
   // Called once the runs are accepted and the tree is read (the CLI checks its output there).
   std::function<void()> accepted;
-};
-
-// The runs of a patch with several bodies, by function, each in the order given.
-struct KernelVariants {
-  std::vector<LibraryVariant> sums;    // csum_partial's (kind=sum runs)
-  std::vector<LibraryVariant> copies;  // csum_partial_copy_generic's (kind=copy runs)
 };
 
 // Throws BadRequest: a winner the kernel may not run (a vector family), runs of different
@@ -49,37 +41,11 @@ KernelVariants readKernelVariants(const std::vector<std::string>& inputs);
 // kernel.
 void checkKernelFallback(const gen::Params& fallback);
 
-// The generic copying body for a generic summing body: the same params copying, or the
-// default adc copy when the params cannot copy.
-gen::Params copyFallbackOf(const gen::Params& fallback);
-
-// The function each body is named by: csumtune_csum_partial_<key>, csumtune_csum_partial_generic.
-std::string kernelBodySymbol(const std::string& cpuKey);
-std::string kernelGenericSymbol();
-
-// The CPU vendor as boot_cpu_data.x86_vendor says it (X86_VENDOR_AMD, ...). Throws BadRequest.
-const char* kernelVendor(const std::string& cpuidVendor);
-// The X86_FEATURE_* a body needs (kernel-safe bodies can need ADX at most), "" for none.
-// Throws BadRequest.
-std::string kernelFeature(const gen::Params& params);
-
 // csum-partial_64.S: every summing body as a function of its own. `command` is the
 // Regenerate line. (csum-select_64.c: patch/boot_selection.hpp; csum-copy_64.S:
 // patch/multi_copy.hpp.)
 std::string renderMultiAssembly(const std::vector<LibraryVariant>& variants,
                                 const gen::Params& fallback, const std::string& command);
-
-// The part of a generated file's banner every file of the patch shares: who made it, how to
-// regenerate it (generatedByBlock), and the bodies in the order the selection tries them
-// under a title line (bodiesBlock); generatedBodiesBlock is both.
-std::string generatedByBlock(const std::string& command);
-std::string bodiesBlock(const std::string& title, const std::vector<LibraryVariant>& variants,
-                        const gen::Params& fallback);
-std::string generatedBodiesBlock(const std::vector<LibraryVariant>& variants,
-                                 const gen::Params& fallback, const std::string& command);
-
-// The piece of a rendered kernel-style file between `from` and `to` (inclusive of `to`).
-std::string renderedPiece(const std::string& text, const std::string& from, const std::string& to);
 
 // The arch/x86/lib/Makefile that builds csum-select_64.o beside csum-partial_64.o. Throws
 // TreeError when the line it changes is not there.
