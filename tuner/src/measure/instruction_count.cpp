@@ -149,16 +149,25 @@ class TracedChild {
   }
 
   // The child's bytes at `address`: 16, or as many as are mapped. One remote iovec per byte,
-  // because process_vm_readv stops at the first element it cannot read.
+  // because process_vm_readv stops at the first element it cannot read. Where a seccomp
+  // profile refuses process_vm_readv, ptrace reads them a word at a time instead.
   std::span<const std::uint8_t> codeAt(std::uint64_t address) {
     std::array<iovec, 16> remote{};
     for (std::size_t i = 0; i < remote.size(); ++i)
       remote[i] = {reinterpret_cast<void*>(address + i), 1};
     iovec local{code_.data(), code_.size()};
     const ssize_t have = process_vm_readv(pid_, &local, 1, remote.data(), remote.size(), 0);
-    if (have < 0 && errno != EFAULT)
-      throw InstructionCountError(fmt::format("process_vm_readv: {}", strerror(errno)));
-    return {code_.data(), have < 0 ? 0 : static_cast<std::size_t>(have)};
+    if (have >= 0) return {code_.data(), static_cast<std::size_t>(have)};
+    if (errno == EFAULT) return {};
+    std::size_t words = 0;
+    for (; words * sizeof(long) < code_.size(); ++words) {
+      errno = 0;
+      const long word = ptrace(PTRACE_PEEKTEXT, pid_, address + words * sizeof(long), nullptr);
+      if (errno == EIO || errno == EFAULT) break;  // the end of the mapping
+      if (errno != 0) throw InstructionCountError(fmt::format("ptrace: {}", strerror(errno)));
+      std::memcpy(code_.data() + words * sizeof(long), &word, sizeof word);
+    }
+    return {code_.data(), words * sizeof(long)};
   }
 
   void finish() {
