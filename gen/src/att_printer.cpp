@@ -134,6 +134,9 @@ const std::map<InstId, Form>& vocabulary() {
       {x86::Inst::kIdVpand, Form::Plain},
       {x86::Inst::kIdVpandq, Form::Plain},
       {x86::Inst::kIdVpsrlq, Form::Plain},
+      {x86::Inst::kIdVpsrld, Form::Plain},  // the AVX-512 middle path
+      {x86::Inst::kIdVpslld, Form::Plain},
+      {x86::Inst::kIdVpsubd, Form::Plain},
       {x86::Inst::kIdVpaddq, Form::Plain},
       {x86::Inst::kIdVpaddd, Form::Plain},
       {x86::Inst::kIdVmovdqu, Form::Plain},

@@ -13,13 +13,16 @@ class AndShiftFamily final : public VectorFamily {
  public:
   using VectorFamily::VectorFamily;
   void emitLoopSetup(EmitContext& ctx) const override;
+  bool emitMidPath(EmitContext& ctx) const override;
 
  protected:
   void emitVectorFrom(EmitContext& ctx, const asmjit::Operand& src, int chain) const override;
   void emitReduce(EmitContext& ctx, int accumulators) const override;
-  void emitMidSetup(EmitContext& ctx, int accumulators) const override;
 
  private:
+  // Accumulators 0..accumulators-1 zeroed and the lane mask: the loop's set-up, and the
+  // AVX2 middle path's.
+  void emitMidSetup(EmitContext& ctx, int accumulators) const;
   bool zmmWide() const { return traits().unitBytes == 64; }
   // The 0x00000000ffffffff lane mask into register 15.
   void emitLaneMask(EmitContext& ctx) const;

@@ -46,19 +46,6 @@ class Avx512VnniFamily final : public VectorFamily {
     ctx.b.mov(r10d, iterationLimit(ctx));
   }
 
-  // The middle path: fewer than 512 bytes, so no lane comes near 32767 additions and nothing
-  // widens before the end. r9 starts one vector back, since the masked last vector is summed
-  // (biased) at the pointer without moving it: pointer - r9 is the bytes of the vectors summed.
-  void emitMidSetup(EmitContext& ctx, int accumulators) const override {
-    ctx.b.vpxor(xmm(kWideReg), xmm(kWideReg), xmm(kWideReg));
-    for (int i = 0; i < accumulators; ++i) {
-      ctx.b.vpxor(xmm(static_cast<uint32_t>(i)), xmm(static_cast<uint32_t>(i)),
-                  xmm(static_cast<uint32_t>(i)));
-    }
-    emitWordConstants(ctx);
-    ctx.b.lea(r9, ptr(ctx.regs.buffer, -64));
-  }
-
   void emitAfterIteration(EmitContext& ctx) const override {
     Label skip = ctx.b.newLabel();
     ctx.b.dec(r10d);

@@ -1,6 +1,7 @@
 #include "vector_family.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace csumtune::gen::detail {
 
@@ -55,105 +56,61 @@ void VectorFamily::emitAfterLoop(EmitContext& ctx) const {
   ctx.b.jz(ctx.skipScalarTails());
 }
 
-// The middle path (mid=N): a buffer of 1..N-1 bytes as its whole vectors, then the last one,
-// 1..W bytes (W the vector width), as a masked load; no loop, no pushes, one reduction.
+// The AVX-512 middle path: at most mid / 64 whole vectors and the masked last one, summed as
+// dwords without the loops' machinery (no bias, no constants, no zeroed accumulators): the
+// loops pay that set-up once for many vectors, a buffer under 512 bytes would pay it for one
+// to eight. D sums the dwords (mod 2^32) and H their high words; each lane's exact sum of
+// words is D - (H << 16) + H, since its low words add to less than 2^32. The dwords then go
+// to rax two at a time as qwords (2^32 = 1 modulo 0xffff).
 //
-//   ecx = len - 1: its bits W..N/2 are the bytes of the whole vectors before the last one
-//   for each such bit, largest first: if set, that many bytes of vectors, pointer += bytes
-//   the last vector, masked, from the pointer: bytes [pointer, buf + len)
-//   reduce into rax (vzeroupper)
-//
-// AVX-512 masks bytes: vmovdqu8 under k1 = the low ((len - 1) mod 64) + 1 bits, zeroing the
-// rest. Masked-out bytes are never read (they cannot fault, whatever page they are on), so
-// the path reads nothing outside the buffer under either bounds form.
-//
-// AVX2 has no byte-masked load. It takes the last vector's whole dwords with vpmaskmovd
-// (Intel documents that a masked-out dword never faults, AMD's manual calls it implementation
-// dependent: a window that crosses a page is summed dword by dword instead, so none is ever on
-// a page without a byte of the buffer) and leaves its last len & 3 bytes to the frame's
-// own byte tail — one load with bounds=aligned, the 4-2-1 ladder or the overlapping word
-// otherwise. Why not a full vector load and a byte mask (vpand) with bounds=aligned: the
-// last vector starts at a multiple of 32 from buf, not of 32 in memory, so its full load
-// reaches into the next aligned 32-byte block whenever buf is not aligned (a byte outside
-// every block the buffer touches: the contract forbids it, and it may be on an unmapped
-// page); loading the aligned block that holds the last byte instead puts the bytes at other
-// lanes than their word positions, and AVX2 has no cheap byte shift across its two 128-bit
-// halves to bring them back. vpmaskmovd keeps the code the same under both bounds forms, and
-// the byte tail it leaves is the one the frame already proves.
+//   k1 = the low ((len - 1) mod 64) + 1 bits; ecx = len - 1; r8 = ecx & -64
+//   D = the last vector at pointer + r8, masked; H = D >> 16 (per dword)
+//   for each bit 64..mid/2 of ecx, largest first: if set, its vectors into D and H
+//   D = D - (H << 16) + H; 16 dwords to 4; rax += both qwords, end-around carry
 bool VectorFamily::emitMidPath(EmitContext& ctx) const {
-  const int unit = traits().unitBytes;
-  const bool wide = unit == 64;
-  const int accs = std::min(ctx.params.chains, 2);
+  if (traits().unitBytes != 64)
+    throw std::logic_error("a family of 32-byte vectors brings its own middle path");
   const Gp& buffer = ctx.regs.buffer;
   const Gp& count = ctx.regs.remaining;
-  emitMidSetup(ctx, accs);
-  if (wide) {
-    // k1 = -1 >> (-len mod 64): len mod 64 bits, or all 64 when len is a multiple of 64.
-    ctx.b.mov(ecx, count.r32());
-    ctx.b.neg(ecx);
-    ctx.b.mov(r8, -1);
-    ctx.b.shr(r8, cl);
-    ctx.b.kmovq(k1, r8);
-  }
+  const Gp& acc0 = ctx.regs.accumulators.front();
+  // k1 = -1 >> (-len mod 64): len mod 64 bits, or all 64 when len is a multiple of 64.
+  ctx.b.mov(ecx, count.r32());
+  ctx.b.neg(ecx);
+  ctx.b.mov(r8, -1);
+  ctx.b.shr(r8, cl);
+  ctx.b.kmovq(k1, r8);
   ctx.b.lea(ecx, ptr(count, -1));
-  for (int bytes = ctx.params.mid / 2; bytes >= unit; bytes /= 2) {
+  ctx.b.mov(r8d, ecx);
+  ctx.b.and_(r8d, -64);
+  // The last vector first, so that D and H start from it and need no zeroing.
+  ctx.b.k(k1).z().vmovdqu8(zmm0, zmmword_ptr(buffer, r8));
+  ctx.b.vpsrld(zmm1, zmm0, 16);
+  for (int bytes = ctx.params.mid / 2; bytes >= 64; bytes /= 2) {
     Label skip = ctx.b.newLabel();
     ctx.b.test(ecx, bytes);
     ctx.b.jz(skip);
-    for (int v = 0; v < bytes / unit; ++v) emitVector(ctx, v * unit, v % accs);
+    for (int v = 0; v < bytes / 64; ++v) {
+      ctx.b.vpaddd(zmm0, zmm0, vectorAt(ctx, v * 64));
+      ctx.b.vpsrld(zmm2, vectorAt(ctx, v * 64), 16);
+      ctx.b.vpaddd(zmm1, zmm1, zmm2);
+    }
     ctx.b.add(buffer, bytes);
     ctx.b.bind(skip);
   }
-  const Vec last = vec(11);
-  if (wide) {
-    ctx.b.k(k1).z().vmovdqu8(last, vectorAt(ctx, 0));
-    emitVectorFrom(ctx, last, accs - 1);
-    emitReduce(ctx, accs);
-    return false;
-  }
-  // ecx = r, the last vector's bytes (1..32); dword i is loaded when r >= 4i + 4, i.e. when
-  // r > 4i + 3: the bytes 3, 7, .., 31 zero-extended to dwords, compared with r.
-  // A window [pointer, pointer + 32) that crosses a 4 KiB page takes its whole dwords one by
-  // one instead (31 start offsets of 4096): so no masked-out dword is ever on a page that
-  // holds no byte of the buffer, and vpmaskmovd cannot fault however an implementation treats
-  // them (qemu-user's TCG faults on one on an unmapped page).
-  const Vec mask = vec(10);
-  Label crossing = ctx.b.newLabel(), dwords = ctx.b.newLabel(), joined = ctx.b.newLabel();
-  ctx.b.and_(ecx, unit - 1);
-  ctx.b.inc(ecx);
-  ctx.b.mov(r8d, buffer.r32());
-  ctx.b.and_(r8d, 4095);
-  ctx.b.cmp(r8d, 4096 - unit + 1);
-  ctx.b.jae(crossing);
-  ctx.b.vmovd(xmm(10), ecx);
-  ctx.b.vpbroadcastd(mask, xmm(10));
-  ctx.b.mov(r8, 0x1f1b17130f0b0703);
-  ctx.b.vmovq(xmm(11), r8);
-  ctx.b.vpmovzxbd(last, xmm(11));
-  ctx.b.vpcmpgtd(mask, mask, last);
-  ctx.b.vpmaskmovd(last, mask, vectorAt(ctx, 0));
-  emitVectorFrom(ctx, last, accs - 1);
-  // The pointer past the whole dwords, the byte count down to the len & 3 bytes left.
-  ctx.b.and_(ecx, -4);
-  ctx.b.add(buffer, rcx);
-  ctx.b.jmp(joined);
-  ctx.b.bind(crossing);
-  // The r >> 2 whole dwords into rax, each closed by adc $0 (rdx is free: the lane mask is
-  // built); the pointer ends past them as above.
-  const Gp& word = ctx.regs.scratch;
-  ctx.b.shr(ecx, 2);
-  ctx.b.jz(joined);
-  ctx.b.bind(dwords);
-  ctx.b.mov(word.r32(), dword_ptr(buffer));
-  ctx.b.add(ctx.regs.accumulators.front(), word);
-  ctx.b.adc(ctx.regs.accumulators.front(), 0);
-  ctx.b.add(buffer, 4);
-  ctx.b.dec(ecx);
-  ctx.b.jnz(dwords);
-  ctx.b.bind(joined);
-  ctx.b.and_(count.r32(), 3);
-  emitReduce(ctx, accs);
-  return true;
+  ctx.b.vpslld(zmm2, zmm1, 16);
+  ctx.b.vpsubd(zmm0, zmm0, zmm2);
+  ctx.b.vpaddd(zmm0, zmm0, zmm1);
+  ctx.b.vextracti64x4(ymm1, zmm0, 1);
+  ctx.b.vpaddd(ymm0, ymm0, ymm1);
+  ctx.b.vextracti128(xmm1, ymm0, 1);
+  ctx.b.vpaddd(xmm0, xmm0, xmm1);
+  ctx.b.vmovq(rdx, xmm0);
+  ctx.b.vpextrq(r8, xmm0, 1);
+  ctx.b.add(acc0, rdx);
+  ctx.b.adc(acc0, r8);
+  ctx.b.adc(acc0, 0);
+  ctx.b.vzeroupper();
+  return false;
 }
 
 }  // namespace csumtune::gen::detail

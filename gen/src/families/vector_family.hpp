@@ -27,9 +27,6 @@ class VectorFamily : public CarryFamily {
   virtual void emitVectorFrom(EmitContext& ctx, const asmjit::Operand& src, int chain) const = 0;
   // Accumulators 0..accumulators-1 into rax (end-around carry), then vzeroupper.
   virtual void emitReduce(EmitContext& ctx, int accumulators) const = 0;
-  // The middle path's set-up: accumulators 0..accumulators-1 zeroed and the family's
-  // constants, for at most mid bytes of vectors read from the pointer on.
-  virtual void emitMidSetup(EmitContext& ctx, int accumulators) const = 0;
   // A memory operand of one vector at `disp` bytes from the pointer.
   asmjit::x86::Mem vectorAt(const EmitContext& ctx, int disp) const;
   asmjit::x86::Vec vec(int id) const;
