@@ -370,19 +370,24 @@ void emitFoldSecond(EmitContext& ctx) {
 
 // 64 -> 32 bits with end-around carry. The byte count is dead by now and serves as the
 // temporary (a caller-saved register on every path).
-void emitFold64(EmitContext& ctx) {
+void emitFold64(EmitContext& ctx, bool addSumLast) {
   const Gp& acc0 = ctx.regs.accumulators.front();
   const Gp& temp = ctx.regs.remaining;
   ctx.b.mov(temp, acc0);
   ctx.b.shr(temp, 32);
   ctx.b.add(acc0.r32(), temp.r32());
+  // sum=last: the initial sum (still in edx) is the fold's third term, one instruction
+  // fewer than adding it after the fold. Neither adc can carry out: an add that carried
+  // leaves at most 0xfffffffe, so eax + edx + CF is at most 0x1fffffffe and, when it
+  // carries, leaves at most 0xfffffffe for the last adc $0.
+  if (addSumLast) ctx.b.adc(acc0.r32(), edx);
   ctx.b.adc(acc0.r32(), 0);
 }
 
 // Everything below `topBytes * 2` left at the pointer, then the fold into eax.
 // `skipTo` (when valid) is bound where a caller that has no bytes left may jump in.
 void emitTailsAndFold(EmitContext& ctx, int topBytes, const Gp& scratch, const Label* skipTo,
-                      bool foldSecond) {
+                      bool foldSecond, bool addSumLast) {
   if (ctx.params.words == Words::Loop) {
     emitWordLoop(ctx, topBytes, scratch);
   } else {
@@ -401,13 +406,7 @@ void emitTailsAndFold(EmitContext& ctx, int topBytes, const Gp& scratch, const L
     emitOverlapTail(ctx, scratch);
     if (skipTo) ctx.b.bind(*skipTo);
   }
-  emitFold64(ctx);
-}
-
-// sum=last: the initial sum (still in edx) into the folded 32-bit result.
-void emitAddSumLast(EmitContext& ctx) {
-  ctx.b.add(eax, edx);
-  ctx.b.adc(eax, 0);
+  emitFold64(ctx, addSumLast);
 }
 
 // `words` words from `disp` on: into `acc` when it holds the sum (an add...adc $0 block), or
@@ -440,8 +439,7 @@ void emitExactBody(EmitContext& ctx, int n) {
     ctx.b.add(rax, word);
     ctx.b.adc(rax, 0);
   }
-  emitFold64(ctx);
-  if (!sumFirst) emitAddSumLast(ctx);
+  emitFold64(ctx, !sumFirst);
   ctx.b.ret();
 }
 
@@ -503,8 +501,7 @@ void emitFortyPaths(EmitContext& ctx, const FortyLabels& at, const Label& tinyBu
   // instruction does, and a jump to a shared ladder is one (bench --count-instructions counts
   // them).
   const auto ladder = [&] {
-    emitTailsAndFold(ctx, 32, scratch, nullptr, second);
-    if (!sumFirst) emitAddSumLast(ctx);
+    emitTailsAndFold(ctx, 32, scratch, nullptr, second, !sumFirst);
     ctx.b.ret();
   };
 
@@ -528,8 +525,7 @@ void emitFortyPaths(EmitContext& ctx, const FortyLabels& at, const Label& tinyBu
   block40();
   ctx.b.jnz(next40);
   if (second) emitFoldSecond(ctx);
-  emitFold64(ctx);
-  if (!sumFirst) emitAddSumLast(ctx);
+  emitFold64(ctx, !sumFirst);
   ctx.b.ret();
 
   ctx.b.bind(at.from41);
@@ -670,7 +666,8 @@ void emitFunction(EmitContext& ctx) {
 
   emitMainLoop(ctx);
   const Label folding = ctx.skipScalarTails();
-  emitTailsAndFold(ctx, ctx.family.scalarTailTop(ctx.params), regs.scratch, &folding, true);
+  emitTailsAndFold(ctx, ctx.family.scalarTailTop(ctx.params), regs.scratch, &folding, true,
+                   false);
   for (auto it = regs.calleeSaved.rbegin(); it != regs.calleeSaved.rend(); ++it) ctx.b.pop(*it);
   ctx.b.ret();
 
@@ -691,8 +688,7 @@ void emitFunction(EmitContext& ctx) {
       ctx.b.cmp(esi, 8);
       ctx.b.jb(tinyBuffer);
     }
-    emitTailsAndFold(ctx, ctx.params.shortBelow / 2, shortScratch, nullptr, second);
-    if (!sumFirst) emitAddSumLast(ctx);
+    emitTailsAndFold(ctx, ctx.params.shortBelow / 2, shortScratch, nullptr, second, !sumFirst);
     ctx.b.ret();
   }
   if (ctx.params.hasMidPath()) {
@@ -700,7 +696,7 @@ void emitFunction(EmitContext& ctx) {
     // buffers under 8 bytes to the tiny path, so its overlapping word stays in the buffer.
     ctx.b.bind(midBuffer);
     if (ctx.family.emitMidPath(ctx)) emitByteTail(ctx, regs.scratch);
-    emitFold64(ctx);
+    emitFold64(ctx, false);
     ctx.b.ret();
   }
   if (tinyPath) {
@@ -720,8 +716,7 @@ void emitFunction(EmitContext& ctx) {
     } else {
       emitByteLadder(ctx, shortScratch);
     }
-    emitFold64(ctx);
-    if (!sumFirst) emitAddSumLast(ctx);
+    emitFold64(ctx, !sumFirst);
     ctx.b.ret();
   }
   ctx.b.bind(returnSum);
