@@ -666,8 +666,7 @@ void emitFunction(EmitContext& ctx) {
 
   emitMainLoop(ctx);
   const Label folding = ctx.skipScalarTails();
-  emitTailsAndFold(ctx, ctx.family.scalarTailTop(ctx.params), regs.scratch, &folding, true,
-                   false);
+  emitTailsAndFold(ctx, ctx.family.scalarTailTop(ctx.params), regs.scratch, &folding, true, false);
   for (auto it = regs.calleeSaved.rbegin(); it != regs.calleeSaved.rend(); ++it) ctx.b.pop(*it);
   ctx.b.ret();
 

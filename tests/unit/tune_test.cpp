@@ -504,5 +504,37 @@ TEST_F(ResultsRoundTrip, ARunInterruptedAfterTheFinalistsWritesNoWinner) {
   }
 }
 
+// The guard sees every per-call form of the best loop shape, not only the profile's top
+// candidates: here the top two are one form, and the best of two other forms of that loop
+// ranks behind a kernel of another loop shape, whose own forms stay out.
+TEST(Tune, TheGuardTakesTheBestOfEachPerCallFormOfTheBestLoopShape) {
+  const auto eval = [](const char* params, double score) {
+    Evaluation e;
+    e.params = gen::parseParams(params);
+    e.score = score;
+    return e;
+  };
+  const char* loop = "carry=adc,chains=4,unroll=16,tail=overlap,short=128";
+  const std::vector<Evaluation> all{
+      eval("carry=adc,chains=4,unroll=16,tail=overlap,short=128,entry=lean", 0.50),
+      eval("carry=adc,chains=4,unroll=16,tail=overlap,short=256,entry=lean", 0.51),
+      eval("carry=adc,chains=2,unroll=8,tail=overlap,short=128,entry=forty", 0.52),
+      eval("carry=adc,chains=4,unroll=16,tail=overlap,short=128,entry=forty", 0.60),
+      eval("carry=adc,chains=4,unroll=16,tail=overlap,short=256,entry=forty", 0.61),
+      eval("carry=adc,chains=4,unroll=16,tail=overlap,short=128,entry=forty,sum=last", 0.70),
+      eval(loop, 0.80),
+  };
+  const auto picked = guardCandidates(all, 2);
+  std::vector<std::string> names;
+  for (const Evaluation& e : picked) names.push_back(e.params.toString());
+  const std::vector<std::string> expected{all[0].params.toString(), all[1].params.toString(),
+                                          all[3].params.toString(), all[5].params.toString(),
+                                          all[6].params.toString()};
+  EXPECT_EQ(names, expected);
+  // With room for all, nothing is listed twice.
+  EXPECT_EQ(guardCandidates(all, all.size()).size(), all.size());
+  EXPECT_TRUE(guardCandidates({}, 24).empty());
+}
+
 }  // namespace
 }  // namespace csumtune::tuner

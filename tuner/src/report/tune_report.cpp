@@ -313,8 +313,10 @@ std::string renderTuneReport(const TuneRun& run, const std::vector<std::string>&
   md += renderCodeSize(run);
   if (!run.guard.empty()) {
     md += fmt::format(
-        "\n## Guard\n\nThe best {} candidates measured against `{}` at lengths the profile "
-        "may not weigh ({}), hot and cold; the finalists come first from those at most {:.0f} % "
+        "\n## Guard\n\n{} candidates (the best by the profile, then the best of each entry "
+        "test, sum entry and tail-chain count of the best loop shape) measured against `{}` at "
+        "lengths the profile may not weigh ({}), hot and cold; the finalists come first from "
+        "those at most {:.0f} % "
         "slower at every one of them.\n\n| params | worst time ratio | at length | cache | guarded "
         "|\n|---|---:|---:|---|---|\n",
         run.guard.size(), run.baseline, fmt::join(run.guardLengths, ", "),

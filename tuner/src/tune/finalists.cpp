@@ -18,6 +18,35 @@ std::vector<Evaluation> topEvaluations(const std::vector<Evaluation>& all, std::
   return ok;
 }
 
+std::vector<Evaluation> guardCandidates(const std::vector<Evaluation>& all, std::size_t count) {
+  const auto ranked = topEvaluations(all, all.size());
+  std::vector<Evaluation> out(
+      ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(std::min(count, ranked.size())));
+  if (out.empty()) return out;
+  const gen::Params best = out.front().params;  // a copy: out grows below
+  const auto sameLoop = [&](const gen::Params& p) {
+    return p.carry == best.carry && p.chains == best.chains && p.unroll == best.unroll &&
+           p.prefetch == best.prefetch && p.hint == best.hint && p.kind == best.kind;
+  };
+  const auto sameForm = [](const gen::Params& a, const gen::Params& b) {
+    return a.entry == b.entry && a.sum == b.sum && a.tailChains == b.tailChains;
+  };
+  // `ranked` is best first: the first of each form is its best.
+  std::vector<gen::Params> forms;
+  for (const Evaluation& e : ranked) {
+    if (!sameLoop(e.params)) continue;
+    if (std::any_of(forms.begin(), forms.end(),
+                    [&](const gen::Params& f) { return sameForm(f, e.params); }))
+      continue;
+    forms.push_back(e.params);
+    const bool listed = std::any_of(out.begin(), out.end(), [&](const Evaluation& o) {
+      return o.params == e.params || (sameLoop(o.params) && sameForm(o.params, e.params));
+    });
+    if (!listed) out.push_back(e);
+  }
+  return out;
+}
+
 std::vector<FinalistResult> remeasureFinalists(const std::vector<Evaluation>& finalists,
                                                const Baseline& baseline, const Profile& profile,
                                                Timer& timer, Workload& workload,

@@ -174,7 +174,7 @@ std::vector<GuardResult> guardedResults(TuneMeasurer& measurer,
 // worst ratio), not the profile's best, which may lose badly at a length it does not weigh.
 std::vector<Evaluation> guardedFinalists(TuneRun& run, TuneMeasurer& measurer,
                                          const TuneSettings& settings) {
-  const auto best = topEvaluations(run.evaluations, settings.guardCandidates);
+  const auto best = guardCandidates(run.evaluations, settings.guardCandidates);
   std::vector<gen::Params> params;
   for (const Evaluation& e : best) params.push_back(e.params);
   run.guardLengths = settings.guardLengths;

@@ -24,7 +24,8 @@ struct TuneSettings {
   std::size_t frameShapes = 3;
   // The frame stage's short paths: bounds=strict only, or bounds=aligned ones as well.
   bool strictBounds = false;
-  // The guard: the best `guardCandidates` kernels are measured against the baseline at
+  // The guard: the best `guardCandidates` kernels (and the best of each per-call form of the
+  // best loop shape, guardCandidates()) are measured against the baseline at
   // `guardLengths` (lengths the profile may not weigh); the finalists are taken from those
   // no more than `guardTolerance` slower at any of them first. 0 candidates = no guard.
   std::size_t guardCandidates = 24;
