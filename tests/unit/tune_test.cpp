@@ -504,6 +504,42 @@ TEST_F(ResultsRoundTrip, ARunInterruptedAfterTheFinalistsWritesNoWinner) {
   }
 }
 
+// No candidate passes, and the one with the smallest worst ratio loses at every length while
+// another loses more at one (noisy) length only: the finalists are ranked by the summed
+// excess, so the one that loses little everywhere else comes first.
+TEST(Tune, WhenNoneIsGuardedTheSummedExcessRanksTheLeastLosing) {
+  class OneLoud : public ReplayMeasurer {
+   public:
+    using ReplayMeasurer::ReplayMeasurer;
+    std::vector<GuardResult> guard(const std::vector<gen::Params>& candidates,
+                                   const std::vector<int>& lengths) override {
+      auto out = ReplayMeasurer::guard(candidates, lengths);
+      const double n = static_cast<double>(lengths.size());
+      for (std::size_t i = 0; i < out.size(); ++i) {
+        // Candidate i: 1.05 slower everywhere (excess 0.05 n), but the last: 1.30 at one
+        // length and even elsewhere (excess 0.30).
+        const bool last = i + 1 == out.size();
+        out[i].worstRatio = last ? 1.30 : 1.05;
+        out[i].excess = last ? 0.30 : 0.05 * n;
+        out[i].worstLength = lengths.front();
+      }
+      return out;
+    }
+  };
+  const gen::Params best = gen::parseParams("carry=adc,chains=4,unroll=16");
+  OneLoud replay(syntheticTable(best, true));
+  TuneRun run = runFor(true, 1000000);
+  TuneSettings settings;
+  settings.frameShapes = 0;
+  tune(run, replay, settings);
+  ASSERT_EQ(run.end, TuneEnd::Complete) << run.failure;
+  ASSERT_FALSE(run.guard.empty());
+  const gen::Params quiet = run.guard.back().params;
+  EXPECT_TRUE(std::any_of(run.finalists.begin(), run.finalists.end(), [&](const FinalistResult& f) {
+    return f.params == quiet;
+  })) << "the candidate that loses least in sum is not a finalist";
+}
+
 // The guard sees every per-call form of the best loop shape, not only the profile's top
 // candidates: here the top two are one form, and the best of two other forms of that loop
 // ranks behind a kernel of another loop shape, whose own forms stay out.

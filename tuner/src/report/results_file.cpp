@@ -64,6 +64,7 @@ json guardJson(const TuneRun& run) {
                           {"worst_time_ratio", g.worstRatio},
                           {"worst_length", g.worstLength},
                           {"worst_cache", toString(g.worstCache)},
+                          {"excess", g.excess},
                           {"eligible", g.eligible}});
   }
   return {

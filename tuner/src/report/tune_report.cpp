@@ -317,20 +317,23 @@ std::string renderTuneReport(const TuneRun& run, const std::vector<std::string>&
         "test, sum entry and tail-chain count of the best loop shape) measured against `{}` at "
         "lengths the profile may not weigh ({}), hot and cold; the finalists come first from "
         "those at most {:.0f} % "
-        "slower at every one of them.\n\n| params | worst time ratio | at length | cache | guarded "
-        "|\n|---|---:|---:|---|---|\n",
+        "slower at every one of them. Excess: the sum over the lengths, hot and cold, of how much "
+        "slower (time ratio - 1, where above 1).\n\n| params | worst time ratio | at length | "
+        "cache | excess | guarded |\n|---|---:|---:|---|---:|---|\n",
         run.guard.size(), run.baseline, fmt::join(run.guardLengths, ", "),
         100 * run.guardTolerance);
     for (const GuardResult& g : run.guard) {
-      md += fmt::format("| `{}` | {:.3f} | {} | {} | {} |\n", g.params.toString(), g.worstRatio,
-                        g.worstLength, toString(g.worstCache), g.eligible ? "yes" : "**no**");
+      md += fmt::format("| `{}` | {:.3f} | {} | {} | {:.2f} | {} |\n", g.params.toString(),
+                        g.worstRatio, g.worstLength, toString(g.worstCache), g.excess,
+                        g.eligible ? "yes" : "**no**");
     }
     if (std::none_of(run.guard.begin(), run.guard.end(),
                      [](const auto& g) { return g.eligible; })) {
       md +=
           "\n**No candidate passed the guard**: each is slower than the baseline at some guard "
           "length (or the machine was busy while they were measured). The finalists are the "
-          "ones that lose least (the smallest worst time ratio above); see the sweep below for "
+          "ones that lose least (the smallest excess above, then worst time ratio); see the sweep "
+          "below for "
           "where the winner loses.\n";
     }
   }

@@ -43,6 +43,9 @@ struct GuardResult {
   int worstLength = 0;
   bool eligible = true;                     // worstRatio within the tolerance
   CacheState worstCache = CacheState::Hot;  // where worstRatio was measured
+  // How much and how often it loses: the sum over the lengths, hot and cold, of (time ratio
+  // - 1) where that is above 0. One noisy length moves it less than it moves worstRatio.
+  double excess = 0;
 };
 
 // The fastest kernel within a code-size limit, measured together with the winner.

@@ -176,6 +176,7 @@ std::vector<GuardResult> HostMeasurer::guard(const std::vector<gen::Params>& can
         // The median of the paired per-round ratios: drift hits both alike.
         const double ratio =
             pairedRatio(samples[1].sizes[i].perCall, samples[0].sizes[i].perCall).median;
+        g.excess += std::max(ratio - 1, 0.0);
         if (ratio > g.worstRatio) {
           g.worstRatio = ratio;
           g.worstLength = config.sizes[i];

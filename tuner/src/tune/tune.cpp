@@ -170,8 +170,10 @@ std::vector<GuardResult> guardedResults(TuneMeasurer& measurer,
 
 // The finalists, taken first from the best candidates that are not slower than the
 // baseline at any guard length (beyond the tolerance), then from the others, those that lose
-// least first: when none passes, the finalists are the ones closest to passing (smallest
-// worst ratio), not the profile's best, which may lose badly at a length it does not weigh.
+// least first: when none passes, the finalists are the ones closest to passing (the smallest
+// excess over the baseline summed over the guard lengths, then the smallest worst ratio), not
+// the profile's best, which may lose badly at a length it does not weigh. The sum, not the
+// worst ratio alone: over 26 lengths hot and cold the worst one is mostly the noisiest one.
 std::vector<Evaluation> guardedFinalists(TuneRun& run, TuneMeasurer& measurer,
                                          const TuneSettings& settings) {
   const auto best = guardCandidates(run.evaluations, settings.guardCandidates);
@@ -181,12 +183,12 @@ std::vector<Evaluation> guardedFinalists(TuneRun& run, TuneMeasurer& measurer,
   run.guardTolerance = settings.guardTolerance;
   run.guard = guardedResults(measurer, params, settings);
   std::vector<Evaluation> eligible;
-  std::vector<std::pair<double, Evaluation>> others;
+  std::vector<std::pair<std::pair<double, double>, Evaluation>> others;
   for (std::size_t i = 0; i < best.size(); ++i) {
     if (run.guard[i].eligible) {
       eligible.push_back(best[i]);
     } else {
-      others.emplace_back(run.guard[i].worstRatio, best[i]);
+      others.emplace_back(std::pair{run.guard[i].excess, run.guard[i].worstRatio}, best[i]);
     }
   }
   std::stable_sort(others.begin(), others.end(),
