@@ -670,14 +670,13 @@ void emitFunction(EmitContext& ctx) {
   for (auto it = regs.calleeSaved.rbegin(); it != regs.calleeSaved.rend(); ++it) ctx.b.pop(*it);
   ctx.b.ret();
 
-  // Only rax and rcx (the first two accumulators) and rdx (never one of them) are used on
-  // the short paths: all caller-saved, so nothing was pushed.
+  // Only rax and rcx (the first two accumulators), rdx (never one of them) and r8 (the
+  // scratch with sum=last, whose sum stays in edx) are used on the short paths: all
+  // caller-saved, so nothing was pushed.
   const bool second = regs.accumulators.size() > 1 && ctx.params.tailChains == 2 &&
                       ctx.params.words == Words::Ladder;
   if (forty) emitFortyPaths(ctx, fortyLabels, tinyBuffer, shortScratch, second);
   if (shortPath && !forty) {
-    // Only rax and rcx (the first two accumulators) and rdx (never one of them) are used
-    // here: all caller-saved, so nothing was pushed.
     ctx.b.bind(shortBuffer);
     // lean: 0 <= len < bound here, nothing zeroed yet (only the low bits of esi are read);
     // range: 8 <= len < bound, and the same.

@@ -202,7 +202,7 @@ csum_partial_portable:
  * params:       carry=adc,chains=6,unroll=30,prefetch=0,hint=t0,tail=overlap,sum=last,entry=lean,
  *               exact=40,short=128
  * carry:        one CF chain per add...adc $0 block; blocks overlap
- * size:         819 bytes of code
+ * size:         810 bytes of code
  * accumulators: %rax %rcx %rdx %r8 %r9 %r10
  * callee-saved: none used
  * needs:        nothing beyond x86-64 (general-purpose instructions only)
@@ -236,8 +236,7 @@ csum_partial_amd_19_11_1_0a1bbd54:
 	mov	%rax, %rsi
 	shr	$32, %rsi
 	add	%esi, %eax
-	adc	$0, %eax
-	add	%edx, %eax
+	adc	%edx, %eax
 	adc	$0, %eax
 	ret
 .Lcsum_partial_amd_19_11_1_0a1bbd54_3:
@@ -441,8 +440,7 @@ csum_partial_amd_19_11_1_0a1bbd54:
 	mov	%rax, %rsi
 	shr	$32, %rsi
 	add	%esi, %eax
-	adc	$0, %eax
-	add	%edx, %eax
+	adc	%edx, %eax
 	adc	$0, %eax
 	ret
 .Lcsum_partial_amd_19_11_1_0a1bbd54_2:
@@ -470,8 +468,7 @@ csum_partial_amd_19_11_1_0a1bbd54:
 	mov	%rax, %rsi
 	shr	$32, %rsi
 	add	%esi, %eax
-	adc	$0, %eax
-	add	%edx, %eax
+	adc	%edx, %eax
 	adc	$0, %eax
 	ret
 .Lcsum_partial_amd_19_11_1_0a1bbd54_0:
@@ -486,7 +483,7 @@ csum_partial_amd_19_11_1_0a1bbd54:
  * params:       carry=adcx,chains=6,unroll=30,prefetch=0,hint=t0,tail=overlap,sum=last,entry=lean,
  *               exact=40,short=128
  * carry:        CF (adcx) and OF (adox) chains in pairs
- * size:         930 bytes of code
+ * size:         921 bytes of code
  * accumulators: %rax %rcx %rdx %r8 %r9 %r10
  * callee-saved: none used
  * needs:        ADX: call it only where CPUID reports it (it faults elsewhere)
@@ -521,8 +518,7 @@ csum_partial_amd_1a_02_1_5d4b381f:
 	mov	%rax, %rsi
 	shr	$32, %rsi
 	add	%esi, %eax
-	adc	$0, %eax
-	add	%edx, %eax
+	adc	%edx, %eax
 	adc	$0, %eax
 	ret
 .Lcsum_partial_amd_1a_02_1_5d4b381f_3:
@@ -729,8 +725,7 @@ csum_partial_amd_1a_02_1_5d4b381f:
 	mov	%rax, %rsi
 	shr	$32, %rsi
 	add	%esi, %eax
-	adc	$0, %eax
-	add	%edx, %eax
+	adc	%edx, %eax
 	adc	$0, %eax
 	ret
 .Lcsum_partial_amd_1a_02_1_5d4b381f_2:
@@ -758,8 +753,7 @@ csum_partial_amd_1a_02_1_5d4b381f:
 	mov	%rax, %rsi
 	shr	$32, %rsi
 	add	%esi, %eax
-	adc	$0, %eax
-	add	%edx, %eax
+	adc	%edx, %eax
 	adc	$0, %eax
 	ret
 .Lcsum_partial_amd_1a_02_1_5d4b381f_0:

@@ -39,9 +39,9 @@ std::vector<Evaluation> guardCandidates(const std::vector<Evaluation>& all, std:
                     [&](const gen::Params& f) { return sameForm(f, e.params); }))
       continue;
     forms.push_back(e.params);
-    const bool listed = std::any_of(out.begin(), out.end(), [&](const Evaluation& o) {
-      return o.params == e.params || (sameLoop(o.params) && sameForm(o.params, e.params));
-    });
+    // `out` starts as a prefix of `ranked`, so a form already there came with its best.
+    const bool listed = std::any_of(out.begin(), out.end(),
+                                    [&](const Evaluation& o) { return o.params == e.params; });
     if (!listed) out.push_back(e);
   }
   return out;

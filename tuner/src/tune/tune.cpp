@@ -193,7 +193,7 @@ std::vector<Evaluation> guardedFinalists(TuneRun& run, TuneMeasurer& measurer,
   }
   std::stable_sort(others.begin(), others.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
-  for (auto& [worst, e] : others) eligible.push_back(std::move(e));
+  for (auto& [loss, e] : others) eligible.push_back(std::move(e));
   if (eligible.size() > settings.finalists) eligible.resize(settings.finalists);
   return eligible;
 }
