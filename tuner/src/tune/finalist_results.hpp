@@ -60,6 +60,10 @@ struct SizeLimitResult {
 // The `count` best correct evaluations, best first.
 std::vector<Evaluation> topEvaluations(const std::vector<Evaluation>& all, std::size_t count);
 
+// The loop shape (the first five keys, kind and store) of a kernel, with the default short
+// path.
+gen::Params loopOf(const gen::Params& p);
+
 // The guard's candidates: the `count` best, then, of the best one's loop shape, the best
 // evaluated kernel of each per-call form (entry test, where the sum enters, tail chains) not
 // already among them. A profile that weighs few short lengths ranks the frames of one loop

@@ -18,16 +18,20 @@ std::vector<Evaluation> topEvaluations(const std::vector<Evaluation>& all, std::
   return ok;
 }
 
+gen::Params loopOf(const gen::Params& p) {
+  gen::Params loop{p.carry, p.chains, p.unroll, p.prefetch, p.hint};
+  loop.kind = p.kind;
+  loop.store = p.store;
+  return loop.canonical();
+}
+
 std::vector<Evaluation> guardCandidates(const std::vector<Evaluation>& all, std::size_t count) {
   const auto ranked = topEvaluations(all, all.size());
   std::vector<Evaluation> out(
       ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(std::min(count, ranked.size())));
   if (out.empty()) return out;
-  const gen::Params best = out.front().params;  // a copy: out grows below
-  const auto sameLoop = [&](const gen::Params& p) {
-    return p.carry == best.carry && p.chains == best.chains && p.unroll == best.unroll &&
-           p.prefetch == best.prefetch && p.hint == best.hint && p.kind == best.kind;
-  };
+  const gen::Params bestLoop = loopOf(out.front().params);
+  const auto sameLoop = [&](const gen::Params& p) { return loopOf(p) == bestLoop; };
   const auto sameForm = [](const gen::Params& a, const gen::Params& b) {
     return a.entry == b.entry && a.sum == b.sum && a.tailChains == b.tailChains;
   };

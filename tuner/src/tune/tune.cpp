@@ -13,14 +13,6 @@
 namespace csumtune::tuner {
 namespace {
 
-// The loop shape (the first five keys) of a kernel, with the default short path.
-gen::Params loopOf(const gen::Params& p) {
-  gen::Params loop{p.carry, p.chains, p.unroll, p.prefetch, p.hint};
-  loop.kind = p.kind;
-  loop.store = p.store;
-  return loop.canonical();
-}
-
 // The best `shapes` distinct loop shapes measured so far, best first.
 std::vector<gen::Params> bestLoops(const Evaluator& evaluator, std::size_t shapes) {
   std::vector<gen::Params> loops;
