@@ -31,15 +31,11 @@ struct Kernel::Code {
 
 namespace {
 
+// The runtime lives from the first compile to the end of the process (and after, for as long as
+// a kernel does): one made per kernel would map and unmap its executable block every time, and
+// verifying the space compiles kernels one at a time.
 std::shared_ptr<SharedRuntime> sharedRuntime() {
-  static std::mutex mutex;
-  static std::weak_ptr<SharedRuntime> current;
-  std::lock_guard lock(mutex);
-  auto runtime = current.lock();
-  if (!runtime) {
-    runtime = std::make_shared<SharedRuntime>();
-    current = runtime;
-  }
+  static const auto runtime = std::make_shared<SharedRuntime>();
   return runtime;
 }
 

@@ -1,6 +1,7 @@
 #include "verify/verify.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <climits>
 #include <memory>
 #include <optional>
@@ -184,6 +185,8 @@ VerifyPlan quickPlan(int blockBytes, std::uint64_t seed) {
 }
 
 VerifyFixture::VerifyFixture(std::uint64_t seed) {
+  static std::atomic<std::uint64_t> fixtures{0};
+  id_ = ++fixtures;
   std::mt19937_64 rng(seed);
   // Room for the longest buffer at any alignment, plus slack for code that reads past the end.
   const std::size_t size = kMaxLength + 64 + 64;
@@ -219,12 +222,26 @@ const void* VerifyFixture::unreadable() const {
 
 namespace {
 
+// A thread's copies of one fixture's regions, kept from kernel to kernel: verifying the space
+// runs one short plan per kernel, and mapping, filling and unmapping three fresh copies each
+// time cost more than the plan. Every user puts back what it changed.
+struct RegionCopies {
+  std::uint64_t fixture = 0;
+  std::unique_ptr<GuardedBuffer> copies[3];
+};
+thread_local RegionCopies threadCopies;
+
 // overReadBlock: copies of the fixture's regions (the fixture is shared and read-only) in
 // which the other bytes of the aligned blocks that hold a buffer are complemented for one
 // call and put back after it, so the second run costs a call, not a copy of the buffer.
 class OtherGarbage {
  public:
-  OtherGarbage(const VerifyFixture& fixture, int block) : fixture_(fixture), block_(block) {}
+  OtherGarbage(const VerifyFixture& fixture, int block) : fixture_(fixture), block_(block) {
+    if (threadCopies.fixture != fixture.id()) threadCopies = {fixture.id(), {}};
+  }
+  ~OtherGarbage() { restore(); }
+  OtherGarbage(const OtherGarbage&) = delete;
+  OtherGarbage& operator=(const OtherGarbage&) = delete;
 
   // The buffer at the same offset (so at the same place against the guard pages) in this
   // pattern's copy, its neighbours in its first and last blocks complemented.
@@ -252,7 +269,7 @@ class OtherGarbage {
   };
 
   GuardedBuffer& copyOf(DataPattern pattern, const GuardedBuffer& region) {
-    auto& slot = copies_[static_cast<std::size_t>(pattern)];
+    auto& slot = threadCopies.copies[static_cast<std::size_t>(pattern)];
     if (!slot) {
       slot = std::make_unique<GuardedBuffer>(region.size());
       std::copy(region.data(), region.end(), slot->data());
@@ -275,7 +292,6 @@ class OtherGarbage {
 
   const VerifyFixture& fixture_;
   int block_;
-  std::unique_ptr<GuardedBuffer> copies_[3];
   Changed changed_;
 };
 

@@ -107,9 +107,13 @@ class VerifyFixture {
   const Region& region(DataPattern pattern) const;
   // An address in the leading guard page: any read from it faults.
   const void* unreadable() const;
+  // Distinct for every fixture a process makes: what a thread copied from one is not taken
+  // for a copy of another made at the same address.
+  std::uint64_t id() const { return id_; }
 
  private:
   std::vector<std::unique_ptr<Region>> regions_;
+  std::uint64_t id_;
 };
 
 struct VerifyOutcome {

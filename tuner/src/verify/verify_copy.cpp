@@ -38,12 +38,18 @@ CanaryWindow around(const GuardedBuffer& buffer, std::uint8_t* dst, int len) {
           std::min(buffer.end(), dst + len + kCanaryBytes)};
 }
 
+// The destination is written: a buffer of the thread's own (the fixture is shared), kept from
+// kernel to kernel, since each case fills the canary bytes around its destination first.
+GuardedBuffer& threadTarget() {
+  thread_local GuardedBuffer target(VerifyFixture::kMaxLength + 64 + 64);
+  return target;
+}
+
 }  // namespace
 
 VerifyOutcome verifyCopyKernel(CopyFn fn, const VerifyFixture& fixture, const VerifyPlan& plan) {
   VerifyOutcome outcome;
-  // The destination is written: a buffer of this call's own (the fixture is shared).
-  GuardedBuffer target(VerifyFixture::kMaxLength + 64 + 64);
+  GuardedBuffer& target = threadTarget();
   const VerifyCase* current = nullptr;
   const std::uint8_t* currentSrc = nullptr;
   const std::uint8_t* currentDst = nullptr;
