@@ -276,7 +276,7 @@ TEST(CandidateTables, SpeedupIsTheRatioOfProfileScoresAndRoundTrips) {
 
   // Written as bench --candidates writes it, read as merge reads it.
   const std::string path = ::testing::TempDir() + "/merge_candidates.json";
-  CandidateBench bench{report, tables};
+  CandidateBench bench{report, tables, {}};
   {
     std::FILE* f = std::fopen(path.c_str(), "w");
     ASSERT_NE(f, nullptr);
