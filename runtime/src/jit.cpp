@@ -13,7 +13,15 @@ namespace csumtune {
 // Executable memory comes from one process-wide JitRuntime; every kernel holds a reference
 // so the runtime outlives the last kernel, whatever the order of static destruction.
 // asmjit's JitRuntime is not documented as thread-safe for add/release, so we serialize.
+// Memory a kernel gives back is filled with int3 at once: the runtime outlives its kernels, so
+// the next kernel lands where the last one was, and code that runs past its own end must trap
+// there, not run on through what the last one left.
 struct SharedRuntime {
+  SharedRuntime() : runtime(&kParams) {}
+  static constexpr asmjit::JitAllocator::CreateParams kParams{
+      asmjit::JitAllocatorOptions::kFillUnusedMemory |
+          asmjit::JitAllocatorOptions::kCustomFillPattern,
+      0, 0, 0xccccccccu};
   asmjit::JitRuntime runtime;
   std::mutex mutex;
 };

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -90,6 +91,28 @@ TEST(CApi, NullKernelIsHarmless) {
 
 // A kernel whose instructions the CPU lacks is refused, never run. The environment mask
 // makes this machine look like one without ADX.
+// The runtime outlives its kernels, so a kernel takes the place of the last one freed: what
+// follows its code must be int3 (which verify reports), never the last kernel's code, which
+// a kernel missing its ret would run on into unnoticed.
+TEST(Runtime, CodeAFreedKernelLeavesIsFilledWithInt3) {
+  std::uintptr_t bigAt = 0;
+  std::size_t bigSize = 0;
+  {
+    const Kernel big = Jit::compile("carry=adc,chains=6,unroll=30");
+    bigAt = reinterpret_cast<std::uintptr_t>(big.fn());
+    bigSize = big.size();
+  }
+  const Kernel small = Jit::compile("carry=adc,chains=2,unroll=4");
+  ASSERT_LT(small.size() + 16, bigSize);
+  const auto* code = reinterpret_cast<const std::uint8_t*>(small.fn());
+  for (std::size_t i = small.size(); i < small.size() + 16; ++i)
+    EXPECT_EQ(code[i], 0xcc) << "byte " << i << " after the start of a " << small.size()
+                             << "-byte kernel"
+                             << (reinterpret_cast<std::uintptr_t>(code) == bigAt
+                                     ? " placed where a bigger one was"
+                                     : "");
+}
+
 TEST(Runtime, RefusesKernelsTheCpuCannotRun) {
   ASSERT_EQ(setenv("CSUMTUNE_DISABLE_FEATURES", "adx", 1), 0);
   char err[256] = "";

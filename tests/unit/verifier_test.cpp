@@ -8,6 +8,17 @@
 #include "measure/baselines.hpp"
 #include "verify/verify.hpp"
 
+// Runs on past its last instruction into what the JIT leaves after a kernel: int3.
+asm(R"(
+  .text
+  .type verifier_test_runs_on, @function
+verifier_test_runs_on:
+  mov %edx, %eax
+  int3
+  .size verifier_test_runs_on, .-verifier_test_runs_on
+)");
+extern "C" std::uint32_t verifier_test_runs_on(const void*, int, std::uint32_t);
+
 namespace csumtune::tuner {
 namespace {
 
@@ -108,7 +119,8 @@ INSTANTIATE_TEST_SUITE_P(
                       Broken{"large-sum", losesCarryOfLargeSum, "wrong sum"},
                       Broken{"odd-byte", dropsOddByte, "wrong sum"},
                       Broken{"reads-on-empty", readsOnEmpty, "read outside the buffer for len="},
-                      Broken{"from-512", wrongFrom512, "wrong sum"}),
+                      Broken{"from-512", wrongFrom512, "wrong sum"},
+                      Broken{"runs-on", verifier_test_runs_on, "ran past the end of its own code"}),
     [](const auto& info) {
       std::string name = info.param.name;
       for (char& c : name)

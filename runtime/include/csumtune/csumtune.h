@@ -71,7 +71,8 @@ const char* csumtune_kernel_params(const csumtune_kernel* k);
 /* Bytes of machine code in the kernel (0 for NULL). */
 size_t csumtune_kernel_size(const csumtune_kernel* k);
 
-/* Releases the kernel and its code. NULL is allowed. */
+/* Releases the kernel and its code (filled with int3; the process keeps the executable block
+   for the next kernel). NULL is allowed. */
 void csumtune_kernel_free(csumtune_kernel* k);
 
 /* Folds a 32-bit partial sum to 16 bits with end-around carry (not complemented).

@@ -25,7 +25,8 @@ class Error : public std::runtime_error {
   Kind kind_;
 };
 
-// A compiled kernel. Move-only; the code is released when the last owner goes away.
+// A compiled kernel. Move-only; the code is released when the last owner goes away: filled
+// with int3 and kept for the next kernel (the process keeps one block of executable memory).
 // Calling it is thread-safe.
 class Kernel {
  public:

@@ -8,7 +8,7 @@ namespace csumtune::tuner {
 namespace {
 
 thread_local sigjmp_buf* activeJump = nullptr;
-thread_local std::uintptr_t faultAddress = 0;
+thread_local Fault lastFault;
 
 void onFault(int signal, siginfo_t* info, void*) {
   if (activeJump == nullptr) {
@@ -17,7 +17,7 @@ void onFault(int signal, siginfo_t* info, void*) {
     std::raise(signal);
     return;
   }
-  faultAddress = reinterpret_cast<std::uintptr_t>(info->si_addr);
+  lastFault = {signal, reinterpret_cast<std::uintptr_t>(info->si_addr)};
   siglongjmp(*activeJump, 1);
 }
 
@@ -30,17 +30,19 @@ void installHandlersOnce() {
     sigemptyset(&action.sa_mask);
     sigaction(SIGSEGV, &action, nullptr);
     sigaction(SIGBUS, &action, nullptr);
+    sigaction(SIGTRAP, &action, nullptr);
+    sigaction(SIGILL, &action, nullptr);
   });
 }
 
 }  // namespace
 
-std::optional<std::uintptr_t> runTrappingFaults(const std::function<void()>& body) {
+std::optional<Fault> runTrappingFaults(const std::function<void()>& body) {
   installHandlersOnce();
   sigjmp_buf jump;
   if (sigsetjmp(jump, 1) != 0) {
     activeJump = nullptr;
-    return faultAddress;
+    return lastFault;
   }
   activeJump = &jump;
   body();

@@ -354,9 +354,13 @@ VerifyOutcome verifyKernel(KernelFn fn, const VerifyFixture& fixture, const Veri
       }
     }
   });
-  if (fault) {
+  if (fault && fault->ranPastItsCode()) {
+    outcome.failure =
+        fmt::format("ran past the end of its own code for len={} {}{} data={}", current->len,
+                    describePlacement(current->placement), currentRun, toString(current->pattern));
+  } else if (fault) {
     const auto offset =
-        static_cast<std::intptr_t>(*fault) - reinterpret_cast<std::intptr_t>(currentBuf);
+        static_cast<std::intptr_t>(fault->address) - reinterpret_cast<std::intptr_t>(currentBuf);
     const std::string what =
         plan.overReadBlock > 0
             ? fmt::format("read outside the aligned {}-byte blocks of the buffer",

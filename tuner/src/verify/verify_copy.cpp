@@ -114,8 +114,10 @@ VerifyOutcome verifyCopyKernel(CopyFn fn, const VerifyFixture& fixture, const Ve
       }
     }
   });
-  if (fault) {
-    const auto at = static_cast<std::intptr_t>(*fault);
+  if (fault && fault->ranPastItsCode()) {
+    outcome.failure = fmt::format("ran past the end of its own code for {}", where(*current));
+  } else if (fault) {
+    const auto at = static_cast<std::intptr_t>(fault->address);
     outcome.failure =
         fmt::format("touched memory outside the buffers for {}: fault at src{:+} / dst{:+}",
                     where(*current), at - reinterpret_cast<std::intptr_t>(currentSrc),
