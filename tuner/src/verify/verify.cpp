@@ -236,6 +236,8 @@ thread_local RegionCopies threadCopies;
 // call and put back after it, so the second run costs a call, not a copy of the buffer.
 class OtherGarbage {
  public:
+  // One at a time on a thread (verifying is not re-entrant): another fixture's copies are
+  // dropped here.
   OtherGarbage(const VerifyFixture& fixture, int block) : fixture_(fixture), block_(block) {
     if (threadCopies.fixture != fixture.id()) threadCopies = {fixture.id(), {}};
   }
