@@ -52,10 +52,15 @@ class CarryFamily {
   // The largest power of two the scalar tails test: they take every remainder below twice it.
   virtual int scalarTailTop(const Params& params) const;
   // mid=N (SIMD families only; validation keeps it from the others): the middle path, entered
-  // with the sum in rax, 1 <= len < N in rsi (zero-extended) and nothing pushed, up to its
+  // with the sum in rax, 1 <= len < N in rsi (zero-extended) and nothing pushed (or as
+  // midPathStandsAlone says), up to its
   // reduction into rax (and vzeroupper). Returns true when it leaves the last len & 3 bytes at
   // the pointer, with rsi = len & 3, for the frame's byte tail.
   virtual bool emitMidPath(EmitContext& /*ctx*/) const { return false; }
+  // Whether the middle path stands alone: it reads only the low half of rsi (so it may be
+  // entered before the zero extension) and, with sum=last, builds rax from zero and leaves
+  // edx for the fold's third term, so the sum waits for two adds instead of the reduction.
+  virtual bool midPathStandsAlone(const Params& /*params*/) const { return false; }
 
  private:
   const CarryTraits& traits_;

@@ -635,6 +635,17 @@ void emitFunction(EmitContext& ctx) {
   const bool forty = shortPath && ctx.params.entry == Entry::Forty;
   FortyLabels fortyLabels;
   if (forty) fortyLabels = emitFortyEntry(ctx, returnSum);
+  // mid=N: buffers under N (and not short) take the SIMD family's middle path. One that stands
+  // alone is tested right after a lean or forty entry's short test, which left only lengths of
+  // at least the short bound below N (negative ones look huge): no zero extension, no zeroing.
+  Label midBuffer;  // created only when used: other kernels' label numbers stay as they were
+  const bool midAlone = ctx.params.hasMidPath() && ctx.family.midPathStandsAlone(ctx.params);
+  const bool midEarly = midAlone && (lean || forty);
+  const auto emitMidTest = [&] {
+    midBuffer = ctx.b.newLabel();
+    ctx.b.cmp(esi, ctx.params.mid);
+    ctx.b.jb(midBuffer);
+  };
   if (lean) {
     ctx.b.cmp(esi, ctx.params.shortBelow);
     ctx.b.jb(shortBuffer);
@@ -643,6 +654,7 @@ void emitFunction(EmitContext& ctx) {
     ctx.b.cmp(ecx, ctx.params.shortBelow - 8);
     ctx.b.jb(shortBuffer);
   }
+  if (midEarly) emitMidTest();
   if (!forty) {
     ctx.b.test(esi, esi);
     ctx.b.jle(returnSum);
@@ -662,15 +674,10 @@ void emitFunction(EmitContext& ctx) {
     ctx.b.cmp(esi, 8);
     ctx.b.jb(tinyBuffer);
   }
+  // A middle path that does not stand alone starts from the sum as long buffers do.
+  if (ctx.params.hasMidPath() && !midEarly && midAlone) emitMidTest();
   if (!sumFirst) ctx.b.mov(acc0.r32(), edx);  // long buffers start from the sum
-  // mid=N: buffers under N (and not short) take the SIMD family's middle path, which starts
-  // from the sum as long buffers do.
-  Label midBuffer;  // created only when used: other kernels' label numbers stay as they were
-  if (ctx.params.hasMidPath()) {
-    midBuffer = ctx.b.newLabel();
-    ctx.b.cmp(esi, ctx.params.mid);
-    ctx.b.jb(midBuffer);
-  }
+  if (ctx.params.hasMidPath() && !midAlone) emitMidTest();
   for (const Gp& reg : regs.calleeSaved) ctx.b.push(reg);
 
   emitMainLoop(ctx);
@@ -699,11 +706,12 @@ void emitFunction(EmitContext& ctx) {
     ctx.b.ret();
   }
   if (ctx.params.hasMidPath()) {
-    // Nothing pushed; rax holds the sum. A tail=overlap frame without a short path sent
-    // buffers under 8 bytes to the tiny path, so its overlapping word stays in the buffer.
+    // Nothing pushed; rax holds the sum unless the path stands alone. A tail=overlap frame
+    // without a short path sent buffers under 8 bytes to the tiny path, so its overlapping
+    // word stays in the buffer.
     ctx.b.bind(midBuffer);
     if (ctx.family.emitMidPath(ctx)) emitByteTail(ctx, regs.scratch);
-    emitFold64(ctx, false);
+    emitFold64(ctx, midAlone && !sumFirst);
     ctx.b.ret();
   }
   if (tinyPath) {

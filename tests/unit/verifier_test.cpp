@@ -19,6 +19,36 @@ verifier_test_runs_on:
 )");
 extern "C" std::uint32_t verifier_test_runs_on(const void*, int, std::uint32_t);
 
+// Read the 32-bit length and sum as 64 bits, whose upper halves the ABI leaves undefined: a
+// `test %rsi` that takes garbage for a negative length, an `add %rdx` that adds it.
+asm(R"(
+  .text
+  .type verifier_test_wide_length, @function
+verifier_test_wide_length:
+  test %rsi, %rsi
+  jle 1f
+  jmp verifier_test_plain@PLT
+1:
+  mov %edx, %eax
+  ret
+  .size verifier_test_wide_length, .-verifier_test_wide_length
+  .type verifier_test_wide_sum, @function
+verifier_test_wide_sum:
+  push %rdx
+  xor %edx, %edx
+  call verifier_test_plain@PLT
+  pop %rdx
+  add %rdx, %rax
+  mov %rax, %rcx
+  shr $32, %rcx
+  add %ecx, %eax
+  adc $0, %eax
+  ret
+  .size verifier_test_wide_sum, .-verifier_test_wide_sum
+)");
+extern "C" std::uint32_t verifier_test_wide_length(const void*, int, std::uint32_t);
+extern "C" std::uint32_t verifier_test_wide_sum(const void*, int, std::uint32_t);
+
 namespace csumtune::tuner {
 namespace {
 
@@ -82,6 +112,17 @@ std::uint32_t wrongFrom512(const void* buf, int len, std::uint32_t sum) {
   return plainKernel(buf, len, sum) + (len >= 512 ? 1 : 0);
 }
 
+}  // namespace
+}  // namespace csumtune::tuner
+
+// The plain kernel for the assembly above.
+extern "C" std::uint32_t verifier_test_plain(const void* buf, int len, std::uint32_t sum) {
+  return csumtune::tuner::plainKernel(buf, len, sum);
+}
+
+namespace csumtune::tuner {
+namespace {
+
 class VerifierTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() { fixture_ = new VerifyFixture(42); }
@@ -120,7 +161,9 @@ INSTANTIATE_TEST_SUITE_P(
                       Broken{"odd-byte", dropsOddByte, "wrong sum"},
                       Broken{"reads-on-empty", readsOnEmpty, "read outside the buffer for len="},
                       Broken{"from-512", wrongFrom512, "wrong sum"},
-                      Broken{"runs-on", verifier_test_runs_on, "ran past the end of its own code"}),
+                      Broken{"runs-on", verifier_test_runs_on, "ran past the end of its own code"},
+                      Broken{"wide-length", verifier_test_wide_length, "wrong sum"},
+                      Broken{"wide-sum", verifier_test_wide_sum, "wrong sum"}),
     [](const auto& info) {
       std::string name = info.param.name;
       for (char& c : name)

@@ -66,7 +66,8 @@ void VectorFamily::emitAfterLoop(EmitContext& ctx) const {
 //   k1 = the low ((len - 1) mod 64) + 1 bits; ecx = len - 1; r8 = ecx & -64
 //   D = the last vector at pointer + r8, masked; H = D >> 16 (per dword)
 //   for each bit 64..mid/2 of ecx, largest first: if set, its vectors into D and H
-//   D = D - (H << 16) + H; 16 dwords to 4; rax += both qwords, end-around carry
+//   D = D - (H << 16) + H; 16 dwords to 4; both qwords into rax (sum=first: onto the sum),
+//   end-around carry
 bool VectorFamily::emitMidPath(EmitContext& ctx) const {
   if (traits().unitBytes != 64)
     throw std::logic_error("a family of 32-byte vectors brings its own middle path");
@@ -104,13 +105,24 @@ bool VectorFamily::emitMidPath(EmitContext& ctx) const {
   ctx.b.vpaddd(ymm0, ymm0, ymm1);
   ctx.b.vextracti128(xmm1, ymm0, 1);
   ctx.b.vpaddd(xmm0, xmm0, xmm1);
-  ctx.b.vmovq(rdx, xmm0);
-  ctx.b.vpextrq(r8, xmm0, 1);
-  ctx.b.add(acc0, rdx);
-  ctx.b.adc(acc0, r8);
+  if (ctx.params.sum == SumEntry::Last) {
+    // rax starts from the low qword; the sum (edx) is the fold's (midPathStandsAlone).
+    ctx.b.vmovq(acc0, xmm0);
+    ctx.b.vpextrq(r8, xmm0, 1);
+    ctx.b.add(acc0, r8);
+  } else {
+    ctx.b.vmovq(rdx, xmm0);
+    ctx.b.vpextrq(r8, xmm0, 1);
+    ctx.b.add(acc0, rdx);
+    ctx.b.adc(acc0, r8);
+  }
   ctx.b.adc(acc0, 0);
   ctx.b.vzeroupper();
   return false;
+}
+
+bool VectorFamily::midPathStandsAlone(const Params& /*params*/) const {
+  return traits().unitBytes == 64;
 }
 
 }  // namespace csumtune::gen::detail

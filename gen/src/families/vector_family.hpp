@@ -19,6 +19,7 @@ class VectorFamily : public CarryFamily {
   void emitAfterLoop(EmitContext& ctx) const override;
   int scalarTailTop(const Params& params) const override;
   bool emitMidPath(EmitContext& ctx) const override;
+  bool midPathStandsAlone(const Params& params) const override;
 
  protected:
   // One vector at `disp` bytes from the load pointer into accumulator `chain`.

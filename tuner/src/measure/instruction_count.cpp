@@ -210,7 +210,9 @@ std::vector<CallCount> countCalls(const TimedKernel& kernel,
   Call real, empty;
   if (kernel.call == TimedKernel::Call::Copy) {
     real.copyFn = kernel.copyFn;
-    empty.copyFn = reinterpret_cast<CopyFn>(&csumtune_instruction_count_empty);
+    // (Through void (*)(): the empty function ignores its arguments, whatever their types.)
+    empty.copyFn =
+        reinterpret_cast<CopyFn>(reinterpret_cast<void (*)()>(&csumtune_instruction_count_empty));
   } else {
     real.fn = kernel.fn;
     empty.fn = &csumtune_instruction_count_empty;

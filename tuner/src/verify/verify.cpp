@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "verify/dirty_call.hpp"
 #include "verify/fault_trap.hpp"
 
 namespace csumtune::tuner {
@@ -324,7 +325,14 @@ VerifyOutcome verifyKernel(KernelFn fn, const VerifyFixture& fixture, const Veri
                                        static_cast<std::size_t>(c.len), c.sum);
       }
       currentRun = "";
-      const std::uint32_t got = fn(currentBuf, c.len, c.sum);
+      // Every other case with garbage above the 32-bit length and sum (the second call below
+      // the other way round): both kinds of caller at every length.
+      const bool dirtyFirst = (&c - plan.cases.data()) % 2 == 1;
+      const auto call = [&](bool dirty) {
+        return dirty ? callWithDirtyUpperHalves(fn, currentBuf, c.len, c.sum)
+                     : fn(currentBuf, c.len, c.sum);
+      };
+      const std::uint32_t got = call(dirtyFirst);
       ++outcome.calls;
       if (residue(got) != expected) {
         outcome.failure = fmt::format(
@@ -343,7 +351,7 @@ VerifyOutcome verifyKernel(KernelFn fn, const VerifyFixture& fixture, const Veri
       // The same bytes with other garbage around them in the blocks it may read.
       currentBuf = otherGarbage->around(c.pattern, currentBuf, c.len);
       currentRun = " (other bytes around it)";
-      const std::uint32_t again = fn(currentBuf, c.len, c.sum);
+      const std::uint32_t again = call(!dirtyFirst);
       ++outcome.calls;
       if (residue(again) != expected) {
         outcome.failure = fmt::format(

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "verify/dirty_call.hpp"
 #include "verify/fault_trap.hpp"
 #include "verify/verify.hpp"
 
@@ -82,7 +83,10 @@ VerifyOutcome verifyCopyKernel(CopyFn fn, const VerifyFixture& fixture, const Ve
             region.reference.residueAt(static_cast<std::size_t>(currentSrc - region.buffer.data()),
                                        static_cast<std::size_t>(c.len), c.sum);
       }
-      const std::uint32_t got = fn(currentSrc, dst, c.len, c.sum);
+      // Every other case with garbage above the 32-bit length and sum (verify.cpp).
+      const std::uint32_t got = (&c - plan.cases.data()) % 2 == 1
+                                    ? callWithDirtyUpperHalves(fn, currentSrc, dst, c.len, c.sum)
+                                    : fn(currentSrc, dst, c.len, c.sum);
       ++outcome.calls;
       if (residue(got) != expected) {
         outcome.failure = fmt::format(
