@@ -65,7 +65,8 @@ void VectorFamily::emitAfterLoop(EmitContext& ctx) const {
 //
 //   k1 = the low ((len - 1) mod 64) + 1 bits; ecx = len - 1; r8 = ecx & -64
 //   D = the last vector at pointer + r8, masked; H = D >> 16 (per dword)
-//   for each bit 64..mid/2 of ecx, largest first: if set, its vectors into D and H
+//   if no bit 64..mid/2 of ecx is set, skip; else for each, largest first: if set, its vectors
+//   into D and H
 //   D = D - (H << 16) + H; 16 dwords to 4; both qwords into rax (sum=first: onto the sum),
 //   end-around carry
 bool VectorFamily::emitMidPath(EmitContext& ctx) const {
@@ -86,6 +87,13 @@ bool VectorFamily::emitMidPath(EmitContext& ctx) const {
   // The last vector first, so that D and H start from it and need no zeroing.
   ctx.b.k(k1).z().vmovdqu8(zmm0, zmmword_ptr(buffer, r8));
   ctx.b.vpsrld(zmm1, zmm0, 16);
+  // A last vector with none before it (the hot 64-byte calls) skips the whole ladder with one
+  // test: each skipped rung is a taken jump, and a call's taken jumps bound it here.
+  Label wholeDone = ctx.b.newLabel();
+  if (ctx.params.mid > 128) {
+    ctx.b.test(ecx, (ctx.params.mid - 1) & -64);
+    ctx.b.jz(wholeDone);
+  }
   for (int bytes = ctx.params.mid / 2; bytes >= 64; bytes /= 2) {
     Label skip = ctx.b.newLabel();
     ctx.b.test(ecx, bytes);
@@ -98,6 +106,7 @@ bool VectorFamily::emitMidPath(EmitContext& ctx) const {
     ctx.b.add(buffer, bytes);
     ctx.b.bind(skip);
   }
+  ctx.b.bind(wholeDone);
   ctx.b.vpslld(zmm2, zmm1, 16);
   ctx.b.vpsubd(zmm0, zmm0, zmm2);
   ctx.b.vpaddd(zmm0, zmm0, zmm1);
