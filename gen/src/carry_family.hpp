@@ -58,8 +58,8 @@ class CarryFamily {
   // the pointer, with rsi = len & 3, for the frame's byte tail.
   virtual bool emitMidPath(EmitContext& /*ctx*/) const { return false; }
   // Whether the middle path stands alone: it reads only the low half of rsi (so it may be
-  // entered before the zero extension) and, with sum=last, builds rax from zero and leaves
-  // edx for the fold's third term, so the sum waits for two adds instead of the reduction.
+  // entered before the zero extension) and, with sum=last, starts rax from its own reduction and
+  // leaves edx for the fold's third term, so the sum waits for two adds instead of the reduction.
   virtual bool midPathStandsAlone(const Params& /*params*/) const { return false; }
 
  private:

@@ -674,9 +674,9 @@ void emitFunction(EmitContext& ctx) {
     ctx.b.cmp(esi, 8);
     ctx.b.jb(tinyBuffer);
   }
-  // A middle path that does not stand alone starts from the sum as long buffers do.
   if (ctx.params.hasMidPath() && !midEarly && midAlone) emitMidTest();
   if (!sumFirst) ctx.b.mov(acc0.r32(), edx);  // long buffers start from the sum
+  // A middle path that does not stand alone starts from the sum as long buffers do.
   if (ctx.params.hasMidPath() && !midAlone) emitMidTest();
   for (const Gp& reg : regs.calleeSaved) ctx.b.push(reg);
 
@@ -706,8 +706,8 @@ void emitFunction(EmitContext& ctx) {
     ctx.b.ret();
   }
   if (ctx.params.hasMidPath()) {
-    // Nothing pushed; rax holds the sum unless the path stands alone. A tail=overlap frame
-    // without a short path sent buffers under 8 bytes to the tiny path, so its overlapping
+    // Nothing pushed; rax holds the sum unless the path stands alone with sum=last. A tail=overlap
+    // frame without a short path sent buffers under 8 bytes to the tiny path, so its overlapping
     // word stays in the buffer.
     ctx.b.bind(midBuffer);
     if (ctx.family.emitMidPath(ctx)) emitByteTail(ctx, regs.scratch);

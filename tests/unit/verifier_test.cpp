@@ -37,6 +37,7 @@ verifier_test_wide_sum:
   push %rdx
   xor %edx, %edx
   call verifier_test_plain@PLT
+  mov %eax, %eax
   pop %rdx
   add %rdx, %rax
   mov %rax, %rcx

@@ -87,10 +87,12 @@ bool VectorFamily::emitMidPath(EmitContext& ctx) const {
   // The last vector first, so that D and H start from it and need no zeroing.
   ctx.b.k(k1).z().vmovdqu8(zmm0, zmmword_ptr(buffer, r8));
   ctx.b.vpsrld(zmm1, zmm0, 16);
-  // A last vector with none before it (the hot 64-byte calls) skips the whole ladder with one
-  // test: each skipped rung is a taken jump, and a call's taken jumps bound it here.
+  // A last vector with none before it (len <= 64: the hot 64-byte calls, which only a short
+  // bound of 64 or none lets in) skips the whole ladder with one test: each skipped rung is a
+  // taken jump, and a call's taken jumps bound it here.
   Label wholeDone = ctx.b.newLabel();
-  if (ctx.params.mid > 128) {
+  const bool lastVectorAlone = !ctx.params.hasShortPath() || ctx.params.shortBelow <= 64;
+  if (ctx.params.mid > 128 && lastVectorAlone) {
     ctx.b.test(ecx, (ctx.params.mid - 1) & -64);
     ctx.b.jz(wholeDone);
   }

@@ -6,15 +6,30 @@
 
 #include <csumtune/kernel_fn.hpp>
 
+#include <cstddef>
 #include <cstdint>
+#include <optional>
+#include <string>
 
 namespace csumtune::tuner {
 
-// fn(buf, len, sum) with the upper 32 bits of rsi and rdx set.
-std::uint32_t callWithDirtyUpperHalves(KernelFn fn, const void* buf, int len, std::uint32_t sum);
+// The garbage for case `index` of a plan (of length `len`), or none for a clean call: about
+// half the cases, mixed over the index and the length so that no placement or length is
+// always called one way, with patterns that set and clear the top bit and the bottom one.
+std::optional<std::uint32_t> dirtyUpperHalf(std::size_t index, int len);
 
-// fn(src, dst, len, sum) with the upper 32 bits of rdx and rcx set.
-std::uint32_t callWithDirtyUpperHalves(CopyFn fn, const void* src, void* dst, int len,
-                                       std::uint32_t sum);
+// The pattern case `index` uses when it is called dirty.
+std::uint32_t upperHalfPattern(std::size_t index);
+
+// " (called with 0x... above its 32-bit length and sum)" for a failure message, or "".
+std::string describeUpperHalf(std::optional<std::uint32_t> upper);
+
+// fn(buf, len, sum) with the upper 32 bits of rsi and rdx set to `upper` (none: a plain call).
+std::uint32_t callWithUpperHalves(KernelFn fn, const void* buf, int len, std::uint32_t sum,
+                                  std::optional<std::uint32_t> upper);
+
+// fn(src, dst, len, sum) with the upper 32 bits of rdx and rcx set to `upper`.
+std::uint32_t callWithUpperHalves(CopyFn fn, const void* src, void* dst, int len, std::uint32_t sum,
+                                  std::optional<std::uint32_t> upper);
 
 }  // namespace csumtune::tuner

@@ -325,21 +325,18 @@ VerifyOutcome verifyKernel(KernelFn fn, const VerifyFixture& fixture, const Veri
                                        static_cast<std::size_t>(c.len), c.sum);
       }
       currentRun = "";
-      // Every other case with garbage above the 32-bit length and sum (the second call below
-      // the other way round): both kinds of caller at every length.
-      const bool dirtyFirst = (&c - plan.cases.data()) % 2 == 1;
-      const auto call = [&](bool dirty) {
-        return dirty ? callWithDirtyUpperHalves(fn, currentBuf, c.len, c.sum)
-                     : fn(currentBuf, c.len, c.sum);
-      };
-      const std::uint32_t got = call(dirtyFirst);
+      // About half the cases with garbage above the 32-bit length and sum (the second call
+      // below the other way round).
+      const auto index = static_cast<std::size_t>(&c - plan.cases.data());
+      std::optional<std::uint32_t> upper = dirtyUpperHalf(index, c.len);
+      const std::uint32_t got = callWithUpperHalves(fn, currentBuf, c.len, c.sum, upper);
       ++outcome.calls;
       if (residue(got) != expected) {
         outcome.failure = fmt::format(
             "wrong sum for len={} {} data={} sum={:#010x}: expected residue {:#06x}, kernel "
-            "returned {:#010x} (residue {:#06x})",
+            "returned {:#010x} (residue {:#06x}){}",
             c.len, describePlacement(c.placement), toString(c.pattern), c.sum, expected, got,
-            residue(got));
+            residue(got), describeUpperHalf(upper));
         return;
       }
       if (!otherGarbage || c.len <= 0) continue;
@@ -351,15 +348,16 @@ VerifyOutcome verifyKernel(KernelFn fn, const VerifyFixture& fixture, const Veri
       // The same bytes with other garbage around them in the blocks it may read.
       currentBuf = otherGarbage->around(c.pattern, currentBuf, c.len);
       currentRun = " (other bytes around it)";
-      const std::uint32_t again = call(!dirtyFirst);
+      upper = upper ? std::nullopt : std::optional(upperHalfPattern(index));
+      const std::uint32_t again = callWithUpperHalves(fn, currentBuf, c.len, c.sum, upper);
       ++outcome.calls;
       if (residue(again) != expected) {
         outcome.failure = fmt::format(
             "bytes outside the buffer changed the sum for len={} {} data={} sum={:#010x}: "
             "expected residue {:#06x}, kernel returned {:#010x} (residue {:#06x}) with the "
-            "bytes around the buffer complemented",
+            "bytes around the buffer complemented{}",
             c.len, describePlacement(c.placement), toString(c.pattern), c.sum, expected, again,
-            residue(again));
+            residue(again), describeUpperHalf(upper));
         return;
       }
     }
