@@ -53,9 +53,9 @@ class CarryFamily {
   virtual int scalarTailTop(const Params& params) const;
   // mid=N (SIMD families only; validation keeps it from the others): the middle path, entered
   // with the sum in rax, 1 <= len < N in rsi (zero-extended) and nothing pushed (or as
-  // midPathStandsAlone says), up to its
-  // reduction into rax (and vzeroupper). Returns true when it leaves the last len & 3 bytes at
-  // the pointer, with rsi = len & 3, for the frame's byte tail.
+  // midPathStandsAlone says), up to its reduction into rax (and vzeroupper). Returns true when
+  // it leaves the last len & 3 bytes at the pointer, with rsi = len & 3, for the frame's byte
+  // tail.
   virtual bool emitMidPath(EmitContext& /*ctx*/) const { return false; }
   // Whether the middle path stands alone: it reads only the low half of rsi (so it may be
   // entered before the zero extension) and, with sum=last, starts rax from its own reduction and
