@@ -572,5 +572,37 @@ TEST(Tune, TheGuardTakesTheBestOfEachPerCallFormOfTheBestLoopShape) {
   EXPECT_TRUE(guardCandidates({}, 24).empty());
 }
 
+// The guard sees every size class (short and middle bounds) of the best loop shape too: a
+// middle path changes nothing at the profile's lengths, so its kernels rank by noise behind
+// the best frame; here the best of each class is taken, the second best of a class is not,
+// and another loop shape's middle path stays out.
+TEST(Tune, TheGuardTakesTheBestOfEachSizeClassOfTheBestLoopShape) {
+  const auto eval = [](const char* params, double score) {
+    Evaluation e;
+    e.params = gen::parseParams(params);
+    e.score = score;
+    return e;
+  };
+  const char* frame = "carry=avx512,chains=4,unroll=16,tail=overlap,sum=last,entry=lean";
+  const auto with = [&](const char* keys) { return std::string(frame) + "," + keys; };
+  const std::vector<Evaluation> all{
+      eval(frame, 0.40),
+      eval(with("short=128").c_str(), 0.41),
+      eval("carry=avx512,chains=2,unroll=8,tail=overlap,sum=last,entry=lean,mid=512", 0.42),
+      eval(with("mid=512").c_str(), 0.43),
+      eval("carry=avx512,chains=4,unroll=16,tail=overlap,sum=last,entry=range,mid=512", 0.44),
+      eval(with("mid=256,short=128").c_str(), 0.45),
+      eval(with("mid=256,short=128,tailchains=1").c_str(), 0.46),
+  };
+  const auto picked = guardCandidates(all, 2);
+  std::vector<std::string> names;
+  for (const Evaluation& e : picked) names.push_back(e.params.toString());
+  // all[4] enters by range: a per-call form of its own, so it comes first of the additions.
+  const std::vector<std::string> expected{
+      all[0].params.toString(), all[1].params.toString(), all[4].params.toString(),
+      all[6].params.toString(), all[3].params.toString(), all[5].params.toString()};
+  EXPECT_EQ(names, expected);
+}
+
 }  // namespace
 }  // namespace csumtune::tuner

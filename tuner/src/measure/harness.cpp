@@ -73,18 +73,24 @@ double timeBatch(const TimedKernel& kernel, int len, std::size_t iterations, Tim
 namespace {
 
 // Calls per batch so that the *fastest* kernel's batch lasts the
-// target; slower kernels get longer batches, never shorter ones.
+// target; slower kernels get longer batches, never shorter ones. Estimated twice: from
+// batches of 16 calls, then from batches of the first estimate's length, since 16 cold calls
+// that land in a slow moment (a neighbour's burst on a shared memory system) would otherwise
+// shrink every sample of that length to a few dozen calls.
 std::size_t calibrate(const std::vector<TimedKernel>& kernels, int len, const MeasureConfig& config,
                       Timer& timer, Workload& workload, std::size_t& cursor) {
-  double fastest = 1e300;
-  for (const TimedKernel& k : kernels) {
-    double best = 1e300;
-    for (int i = 0; i < 5; ++i)
-      best = std::min(best, timeBatch(k, len, 16, timer, workload, cursor, config.serialize));
-    fastest = std::min(fastest, best);
-  }
-  const double iterations = std::ceil(config.targetBatchTicks / std::max(fastest, 1.0));
-  return static_cast<std::size_t>(std::clamp(iterations, 1.0, 1e7));
+  const auto callsFor = [&](std::size_t calls, int tries) {
+    double fastest = 1e300;
+    for (const TimedKernel& k : kernels) {
+      for (int i = 0; i < tries; ++i)
+        fastest = std::min(fastest,
+                           timeBatch(k, len, calls, timer, workload, cursor, config.serialize));
+    }
+    const double iterations = std::ceil(config.targetBatchTicks / std::max(fastest, 1.0));
+    return static_cast<std::size_t>(std::clamp(iterations, 1.0, 1e7));
+  };
+  const std::size_t first = callsFor(16, 5);
+  return first <= 16 ? first : callsFor(first, 1);
 }
 
 }  // namespace
@@ -98,6 +104,7 @@ std::vector<KernelSamples> measureInterleaved(const std::vector<TimedKernel>& ke
     for (int size : config.sizes) r.sizes.push_back({size, 0, {}});
     results.push_back(std::move(r));
   }
+  workload.settle();
   std::size_t cursor = 0;
   std::vector<std::size_t> iterations;
   for (int size : config.sizes) {

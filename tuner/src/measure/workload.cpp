@@ -54,6 +54,14 @@ Workload::Workload(const WorkloadConfig& config, std::size_t maxLength)
   std::uniform_int_distribution<std::size_t> line(0, lines - 1);
   positions_.resize(std::size_t{1} << 20);
   for (auto& pos : positions_) pos = static_cast<std::uint32_t>(line(rng) * 64 + config.offset);
+  settle();
+}
+
+void Workload::settle() const {
+  if (config_.cache == CacheState::Hot) return;
+  std::uint8_t sink = 0;
+  for (const std::uint32_t pos : positions_) sink ^= base_[pos];
+  asm volatile("" ::"r"(sink));
 }
 
 Workload::~Workload() {

@@ -43,6 +43,11 @@ class Workload {
   // for every call (it stays in cache, hot or cold: a cold source is what the copy meets).
   // Made on first use: a summing run never pays for it.
   std::uint8_t* destination();
+  // Cold only: reads a byte at each position of the cycle once. Under a hypervisor the first
+  // touches of a cold pool also walk the host's page tables from memory; until those walks
+  // are cached, a call costs many times its steady cold figure, and a measurement that
+  // begins there calibrates its batches from them and times a moving target.
+  void settle() const;
 
  private:
   WorkloadConfig config_;

@@ -32,21 +32,28 @@ std::vector<Evaluation> guardCandidates(const std::vector<Evaluation>& all, std:
   if (out.empty()) return out;
   const gen::Params bestLoop = loopOf(out.front().params);
   const auto sameLoop = [&](const gen::Params& p) { return loopOf(p) == bestLoop; };
-  const auto sameForm = [](const gen::Params& a, const gen::Params& b) {
+  using SameGroup = bool (*)(const gen::Params&, const gen::Params&);
+  // The per-call form (how a call enters, where the sum goes in, how the tail ends) and the
+  // size class (the short and middle bounds): a profile of a few lengths cannot rank either.
+  const SameGroup sameForm = [](const gen::Params& a, const gen::Params& b) {
     return a.entry == b.entry && a.sum == b.sum && a.tailChains == b.tailChains;
   };
-  // `ranked` is best first: the first of each form is its best.
-  std::vector<gen::Params> forms;
-  for (const Evaluation& e : ranked) {
-    if (!sameLoop(e.params)) continue;
-    if (std::any_of(forms.begin(), forms.end(),
-                    [&](const gen::Params& f) { return sameForm(f, e.params); }))
-      continue;
-    forms.push_back(e.params);
-    // `out` starts as a prefix of `ranked`, so a form already there came with its best.
-    const bool listed = std::any_of(out.begin(), out.end(),
-                                    [&](const Evaluation& o) { return o.params == e.params; });
-    if (!listed) out.push_back(e);
+  const SameGroup sameSizeClass = [](const gen::Params& a, const gen::Params& b) {
+    return a.shortBelow == b.shortBelow && a.mid == b.mid;
+  };
+  for (const SameGroup sameGroup : {sameForm, sameSizeClass}) {
+    // `ranked` is best first: the first of each group is its best.
+    std::vector<gen::Params> groups;
+    for (const Evaluation& e : ranked) {
+      if (!sameLoop(e.params)) continue;
+      if (std::any_of(groups.begin(), groups.end(),
+                      [&](const gen::Params& g) { return sameGroup(g, e.params); }))
+        continue;
+      groups.push_back(e.params);
+      const bool listed = std::any_of(out.begin(), out.end(),
+                                      [&](const Evaluation& o) { return o.params == e.params; });
+      if (!listed) out.push_back(e);
+    }
   }
   return out;
 }
