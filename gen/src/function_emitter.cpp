@@ -626,8 +626,19 @@ void emitFunction(EmitContext& ctx) {
     }
   }
   if (sumFirst) ctx.b.mov(acc0.r32(), edx);  // acc0 = sum, zero-extended
-  if (ctx.params.exact) emitExactPath(ctx, ctx.b.newLabel());
-  const bool lean = shortPath && ctx.params.entry == Entry::Lean;
+  // entry=inline is a lean entry laid out for the short buffers: they fall through its test
+  // into the short path, and the exact path is out of line, so a short call takes no jump
+  // before its first word (a taken jump costs the front end more than the compare).
+  const bool inlined = shortPath && ctx.params.entry == Entry::Inline;
+  Label exactBuffer;
+  if (ctx.params.exact && inlined) {
+    exactBuffer = ctx.b.newLabel();
+    ctx.b.cmp(esi, ctx.params.exact);
+    ctx.b.jz(exactBuffer);
+  } else if (ctx.params.exact) {
+    emitExactPath(ctx, ctx.b.newLabel());
+  }
+  const bool lean = shortPath && (ctx.params.entry == Entry::Lean || inlined);
   // entry=range: 8 <= len < bound as one unsigned compare of len - 8 (rcx is free: the
   // second accumulator is zeroed after). Buffers under 8 bytes, and negative lengths, meet the
   // tests below, the tiny one first: it needs neither the zero extension nor the zeroing.
@@ -646,7 +657,34 @@ void emitFunction(EmitContext& ctx) {
     ctx.b.cmp(esi, ctx.params.mid);
     ctx.b.jb(midBuffer);
   };
-  if (lean) {
+  // Only rax and rcx (the first two accumulators), rdx (never one of them) and r8 (the
+  // scratch with sum=last, whose sum stays in edx) are used on the short paths: all
+  // caller-saved, so nothing was pushed.
+  const bool second = regs.accumulators.size() > 1 && ctx.params.tailChains == 2 &&
+                      ctx.params.words == Words::Ladder;
+  const auto emitShortBody = [&] {
+    // lean: 0 <= len < bound here, nothing zeroed yet (only the low bits of esi are read);
+    // range: 8 <= len < bound, and the same.
+    // With one tail chain the second accumulator is never touched here.
+    emitShortPreamble(ctx, (lean || ranged) && second);
+    if (tinyPath && !ranged) {
+      ctx.b.cmp(esi, 8);
+      ctx.b.jb(tinyBuffer);
+    }
+    emitTailsAndFold(ctx, ctx.params.shortBelow / 2, shortScratch, nullptr, second, !sumFirst);
+    ctx.b.ret();
+  };
+  if (inlined) {
+    const Label longBuffer = ctx.b.newLabel();
+    ctx.b.cmp(esi, ctx.params.shortBelow);
+    ctx.b.jae(longBuffer);
+    emitShortBody();
+    if (ctx.params.exact) {
+      ctx.b.bind(exactBuffer);
+      emitExactBody(ctx, ctx.params.exact);
+    }
+    ctx.b.bind(longBuffer);
+  } else if (lean) {
     ctx.b.cmp(esi, ctx.params.shortBelow);
     ctx.b.jb(shortBuffer);
   } else if (ranged) {
@@ -686,24 +724,10 @@ void emitFunction(EmitContext& ctx) {
   for (auto it = regs.calleeSaved.rbegin(); it != regs.calleeSaved.rend(); ++it) ctx.b.pop(*it);
   ctx.b.ret();
 
-  // Only rax and rcx (the first two accumulators), rdx (never one of them) and r8 (the
-  // scratch with sum=last, whose sum stays in edx) are used on the short paths: all
-  // caller-saved, so nothing was pushed.
-  const bool second = regs.accumulators.size() > 1 && ctx.params.tailChains == 2 &&
-                      ctx.params.words == Words::Ladder;
   if (forty) emitFortyPaths(ctx, fortyLabels, tinyBuffer, shortScratch, second);
-  if (shortPath && !forty) {
+  if (shortPath && !forty && !inlined) {
     ctx.b.bind(shortBuffer);
-    // lean: 0 <= len < bound here, nothing zeroed yet (only the low bits of esi are read);
-    // range: 8 <= len < bound, and the same.
-    // With one tail chain the second accumulator is never touched here.
-    emitShortPreamble(ctx, (lean || ranged) && second);
-    if (tinyPath && !ranged) {
-      ctx.b.cmp(esi, 8);
-      ctx.b.jb(tinyBuffer);
-    }
-    emitTailsAndFold(ctx, ctx.params.shortBelow / 2, shortScratch, nullptr, second, !sumFirst);
-    ctx.b.ret();
+    emitShortBody();
   }
   if (ctx.params.hasMidPath()) {
     // Nothing pushed; rax holds the sum unless the path stands alone with sum=last. A tail=overlap

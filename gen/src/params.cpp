@@ -16,8 +16,8 @@ constexpr std::array<std::string_view, 5> kFeatureNames{"ADX", "AVX2", "AVX512F"
 constexpr std::array<std::string_view, kTailCount> kTailNames{"ladder", "overlap"};
 constexpr std::array<std::string_view, kWordsCount> kWordsNames{"ladder", "loop"};
 constexpr std::array<std::string_view, kSumEntryCount> kSumNames{"first", "last"};
-constexpr std::array<std::string_view, kEntryCount> kEntryNames{"checked", "lean", "range",
-                                                                "forty"};
+constexpr std::array<std::string_view, kEntryCount> kEntryNames{"checked", "lean", "range", "forty",
+                                                                "inline"};
 constexpr std::array<std::string_view, kKindCount> kKindNames{"sum", "copy"};
 constexpr std::array<std::string_view, kStoreCount> kStoreNames{"plain", "nt"};
 constexpr std::array<std::string_view, kBoundsCount> kBoundsNames{"strict", "aligned"};

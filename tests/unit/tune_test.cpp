@@ -598,9 +598,9 @@ TEST(Tune, TheGuardTakesTheBestOfEachSizeClassOfTheBestLoopShape) {
   std::vector<std::string> names;
   for (const Evaluation& e : picked) names.push_back(e.params.toString());
   // all[4] enters by range: a per-call form of its own, so it comes first of the additions.
-  const std::vector<std::string> expected{
-      all[0].params.toString(), all[1].params.toString(), all[4].params.toString(),
-      all[6].params.toString(), all[3].params.toString(), all[5].params.toString()};
+  const std::vector<std::string> expected{all[0].params.toString(), all[1].params.toString(),
+                                          all[4].params.toString(), all[6].params.toString(),
+                                          all[3].params.toString(), all[5].params.toString()};
   EXPECT_EQ(names, expected);
 }
 

@@ -83,8 +83,8 @@ std::size_t calibrate(const std::vector<TimedKernel>& kernels, int len, const Me
     double fastest = 1e300;
     for (const TimedKernel& k : kernels) {
       for (int i = 0; i < tries; ++i)
-        fastest = std::min(fastest,
-                           timeBatch(k, len, calls, timer, workload, cursor, config.serialize));
+        fastest =
+            std::min(fastest, timeBatch(k, len, calls, timer, workload, cursor, config.serialize));
     }
     const double iterations = std::ceil(config.targetBatchTicks / std::max(fastest, 1.0));
     return static_cast<std::size_t>(std::clamp(iterations, 1.0, 1e7));

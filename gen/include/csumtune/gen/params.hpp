@@ -56,9 +56,12 @@ inline constexpr int kSumEntryCount = 2;
 // negative lengths go on to the len <= 0 and tiny tests. `forty` (tail=overlap, short=128 or 256)
 // takes Linux's order instead: one compare with 40 sends exactly 40 bytes to straight-line
 // code and splits the rest, 40-byte blocks come before the ladder of 32, 16 and 8 (see
-// emitFortyPaths). Only frames with a short path differ.
-enum class Entry : std::uint8_t { Checked, Lean, Range, Forty };
-inline constexpr int kEntryCount = 4;
+// emitFortyPaths). `inline` is `lean` laid out for the short buffers: they fall through the
+// test into the short path (the long ones jump over it), and an exact path sits out of line
+// behind `jz`, so a short call takes no jump before its first word. Only frames with a short
+// path differ.
+enum class Entry : std::uint8_t { Checked, Lean, Range, Forty, Inline };
+inline constexpr int kEntryCount = 5;
 
 // What the kernel does with the bytes: sums them (`sum`: Linux's csum_partial(buf, len, sum)),
 // or sums them while copying them to a destination in the same pass (`copy`:
