@@ -69,7 +69,7 @@ gen::Params loopOf(const gen::Params& p);
 // of each size class (short and middle bounds) not already among them. A profile that weighs
 // few short lengths ranks the frames of one loop shape by little more than noise (a middle
 // path changes nothing at 40, 576 or 1500 bytes); the guard measures the short lengths, where
-// they differ.
+// they differ. Then the best of each carry family not among them.
 std::vector<Evaluation> guardCandidates(const std::vector<Evaluation>& all, std::size_t count);
 
 }  // namespace csumtune::tuner

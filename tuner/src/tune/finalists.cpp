@@ -55,6 +55,18 @@ std::vector<Evaluation> guardCandidates(const std::vector<Evaluation>& all, std:
       if (!listed) out.push_back(e);
     }
   }
+  // And the best of each carry family: a search ranked under a neighbour's load can put a
+  // narrow loop first (a wide one loses more to a shared core), and the guard and the
+  // finalists then compare only its frames.
+  for (const gen::CarryTraits* traits : gen::allCarryTraits()) {
+    const auto best = std::find_if(ranked.begin(), ranked.end(), [&](const Evaluation& e) {
+      return e.params.carry == traits->carry;
+    });
+    if (best == ranked.end()) continue;
+    if (std::none_of(out.begin(), out.end(),
+                     [&](const Evaluation& o) { return o.params == best->params; }))
+      out.push_back(*best);
+  }
   return out;
 }
 
