@@ -34,12 +34,13 @@ std::vector<Evaluation> guardCandidates(const std::vector<Evaluation>& all, std:
   const auto sameLoop = [&](const gen::Params& p) { return loopOf(p) == bestLoop; };
   using SameGroup = bool (*)(const gen::Params&, const gen::Params&);
   // The per-call form (how a call enters, where the sum goes in, how the tail ends) and the
-  // size class (the short and middle bounds): a profile of a few lengths cannot rank either.
+  // size class (the short and middle bounds) under each entry test: a profile of a few
+  // lengths cannot rank either, and where the short path starts decides which entry wins.
   const SameGroup sameForm = [](const gen::Params& a, const gen::Params& b) {
     return a.entry == b.entry && a.sum == b.sum && a.tailChains == b.tailChains;
   };
   const SameGroup sameSizeClass = [](const gen::Params& a, const gen::Params& b) {
-    return a.shortBelow == b.shortBelow && a.mid == b.mid;
+    return a.entry == b.entry && a.shortBelow == b.shortBelow && a.mid == b.mid;
   };
   for (const SameGroup sameGroup : {sameForm, sameSizeClass}) {
     // `ranked` is best first: the first of each group is its best.

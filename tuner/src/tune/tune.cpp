@@ -106,8 +106,9 @@ bool lacksPossibleShortPath(const gen::Params& p) {
 
 // The frame stage: the search ranked loop shapes with the default short path; here the best
 // `shapes` of them get every short-path variant, with exact paths for the profile's lengths.
-// Then the size classes: the best `shapes` SIMD frames measured so far get every middle path
-// (mid=N) with every short bound below it — the two crossovers, tried together.
+// Then the size classes: the best `shapes` SIMD frames measured so far, and the best of each
+// per-call form of the best loop shape, get every middle path (mid=N) with every short bound
+// below it — the two crossovers, tried together.
 std::string searchFrames(const TuneRun& run, Evaluator& evaluator, std::size_t shapes,
                          const TuneSettings& settings) {
   if (shapes == 0) return "frames: not searched";
@@ -129,10 +130,20 @@ std::string searchFrames(const TuneRun& run, Evaluator& evaluator, std::size_t s
   if (how != "done") return text;
   std::vector<gen::Params> classes;
   std::size_t frames = 0;
-  for (const Evaluation& e :
-       topEvaluations(evaluator.evaluations(), evaluator.evaluations().size())) {
-    if (frames == shapes) break;
+  // The best `shapes` SIMD frames, and of the best loop shape the best frame of each per-call
+  // form (entry test, sum entry, tail chains): the profile cannot rank those, and which one
+  // a middle path suits best shows only at the lengths the guard measures.
+  std::vector<gen::Params> forms;
+  const auto ranked = topEvaluations(evaluator.evaluations(), evaluator.evaluations().size());
+  for (const Evaluation& e : ranked) {
     if (!gen::traitsOf(e.params.carry).isVector() || e.params.mid != 0) continue;
+    const bool newForm = loopOf(e.params) == loopOf(ranked.front().params) &&
+                         std::none_of(forms.begin(), forms.end(), [&](const gen::Params& f) {
+                           return f.entry == e.params.entry && f.sum == e.params.sum &&
+                                  f.tailChains == e.params.tailChains;
+                         });
+    if (newForm) forms.push_back(e.params);
+    if (frames >= shapes && !newForm) continue;
     ++frames;
     for (const gen::Params& v : gen::sizeClassVariants(e.params)) {
       if (settings.strictBounds && v.bounds != gen::Bounds::Strict) continue;
@@ -145,8 +156,9 @@ std::string searchFrames(const TuneRun& run, Evaluator& evaluator, std::size_t s
   startPhase(nullptr, settings, "size classes", classes.size());
   const auto [classesMeasured, classesHow] = measureStage(evaluator, classes);
   return text + fmt::format(
-                    "; size classes: {} middle-path variants (mid, short) of the best {} SIMD "
-                    "frames, {} measured; {}",
+                    "; size classes: {} middle-path variants (mid, short) of {} SIMD frames "
+                    "(the best, and the best of each per-call form of the best loop shape), {} "
+                    "measured; {}",
                     classes.size(), frames, classesMeasured, classesHow);
 }
 
