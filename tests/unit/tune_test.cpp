@@ -541,16 +541,18 @@ TEST(Tune, WhenNoneIsGuardedTheSummedExcessRanksTheLeastLosing) {
   })) << "the candidate that loses least in sum is not a finalist";
 }
 
+// An evaluation the guard's candidate lists are made from: the params and a search score.
+Evaluation eval(const std::string& params, double score) {
+  Evaluation e;
+  e.params = gen::parseParams(params);
+  e.score = score;
+  return e;
+}
+
 // The guard sees every per-call form of the best loop shape, not only the profile's top
 // candidates: here the top two are one form, and the best of two other forms of that loop
 // ranks behind a kernel of another loop shape, whose own forms stay out.
 TEST(Tune, TheGuardTakesTheBestOfEachPerCallFormOfTheBestLoopShape) {
-  const auto eval = [](const char* params, double score) {
-    Evaluation e;
-    e.params = gen::parseParams(params);
-    e.score = score;
-    return e;
-  };
   const char* loop = "carry=adc,chains=4,unroll=16,tail=overlap,short=128";
   const std::vector<Evaluation> all{
       eval("carry=adc,chains=4,unroll=16,tail=overlap,short=128,entry=lean", 0.50),
@@ -580,22 +582,16 @@ TEST(Tune, TheGuardTakesTheBestOfEachPerCallFormOfTheBestLoopShape) {
 // the best frame; here the best of each class is taken, the second best of a class is not,
 // and another loop shape's middle path stays out. Last comes the best of another carry family.
 TEST(Tune, TheGuardTakesTheBestOfEachSizeClassOfTheBestLoopShape) {
-  const auto eval = [](const char* params, double score) {
-    Evaluation e;
-    e.params = gen::parseParams(params);
-    e.score = score;
-    return e;
-  };
   const char* frame = "carry=avx512,chains=4,unroll=16,tail=overlap,sum=last,entry=lean";
   const auto with = [&](const char* keys) { return std::string(frame) + "," + keys; };
   const std::vector<Evaluation> all{
       eval(frame, 0.40),
-      eval(with("short=128").c_str(), 0.41),
+      eval(with("short=128"), 0.41),
       eval("carry=avx512,chains=2,unroll=8,tail=overlap,sum=last,entry=lean,mid=512", 0.42),
-      eval(with("mid=512").c_str(), 0.43),
+      eval(with("mid=512"), 0.43),
       eval("carry=avx512,chains=4,unroll=16,tail=overlap,sum=last,entry=range,mid=512", 0.44),
-      eval(with("mid=256,short=128").c_str(), 0.45),
-      eval(with("mid=256,short=128,tailchains=1").c_str(), 0.46),
+      eval(with("mid=256,short=128"), 0.45),
+      eval(with("mid=256,short=128,tailchains=1"), 0.46),
       eval("carry=avx512vnni,chains=4,unroll=24", 0.70),
       eval("carry=avx512vnni,chains=4,unroll=32", 0.71),
   };
