@@ -627,8 +627,8 @@ void emitFunction(EmitContext& ctx) {
   }
   if (sumFirst) ctx.b.mov(acc0.r32(), edx);  // acc0 = sum, zero-extended
   // entry=inline is a lean entry laid out for the short buffers: they fall through its test
-  // into the short path, and the exact path is out of line, so a short call takes no jump
-  // before its first word (a taken jump costs the front end more than the compare).
+  // into the short path, and the exact path is out of line, so a short call takes no jump at
+  // the entry tests (a taken jump costs the front end more than the compare).
   const bool inlined = shortPath && ctx.params.entry == Entry::Inline;
   Label exactBuffer;
   if (ctx.params.exact && inlined) {

@@ -216,6 +216,7 @@ TEST(Tune, TheGuardKeepsAKernelSlowerElsewhereFromWinning) {
   ASSERT_EQ(run.end, TuneEnd::Complete) << run.failure;
   EXPECT_NE(run.finalists.front().params, best) << "the unguarded optimum won";
   // The 24 best, then the best of each other carry family.
+  ASSERT_EQ(run.guard.size(), guardCandidates(run.evaluations, settings.guardCandidates).size());
   ASSERT_GT(run.guard.size(), settings.guardCandidates);
   EXPECT_EQ(run.guard.front().params, best);
   EXPECT_FALSE(run.guard.front().eligible);
@@ -248,6 +249,7 @@ TEST(Tune, WhenNoCandidatePassesTheGuardTheLeastLosingAreTheFinalists) {
   settings.frameShapes = 0;
   tune(run, replay, settings);
   ASSERT_EQ(run.end, TuneEnd::Complete) << run.failure;
+  ASSERT_EQ(run.guard.size(), guardCandidates(run.evaluations, settings.guardCandidates).size());
   ASSERT_GT(run.guard.size(), settings.guardCandidates);
   EXPECT_TRUE(std::none_of(run.guard.begin(), run.guard.end(),
                            [](const GuardResult& g) { return g.eligible; }));
@@ -589,6 +591,7 @@ TEST(Tune, TheGuardTakesTheBestOfEachSizeClassOfTheBestLoopShape) {
       eval(with("short=128"), 0.41),
       eval("carry=avx512,chains=2,unroll=8,tail=overlap,sum=last,entry=lean,mid=512", 0.42),
       eval(with("mid=512"), 0.43),
+      eval(with("mid=512,exact=40"), 0.435),
       eval("carry=avx512,chains=4,unroll=16,tail=overlap,sum=last,entry=range,mid=512", 0.44),
       eval(with("mid=256,short=128"), 0.45),
       eval(with("mid=256,short=128,tailchains=1"), 0.46),
@@ -598,11 +601,12 @@ TEST(Tune, TheGuardTakesTheBestOfEachSizeClassOfTheBestLoopShape) {
   const auto picked = guardCandidates(all, 2);
   std::vector<std::string> names;
   for (const Evaluation& e : picked) names.push_back(e.params.toString());
-  // all[4] enters by range: a per-call form of its own, so it comes first of the additions.
+  // all[5] enters by range: a per-call form of its own, so it comes first of the additions;
+  // all[4] shares all[3]'s form and size class and ranks behind it, so it stays out.
   const std::vector<std::string> expected{all[0].params.toString(), all[1].params.toString(),
-                                          all[4].params.toString(), all[6].params.toString(),
-                                          all[3].params.toString(), all[5].params.toString(),
-                                          all[7].params.toString()};
+                                          all[5].params.toString(), all[7].params.toString(),
+                                          all[3].params.toString(), all[6].params.toString(),
+                                          all[8].params.toString()};
   EXPECT_EQ(names, expected) << "then the best of each other carry family, and only its best";
 }
 

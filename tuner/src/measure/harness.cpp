@@ -74,7 +74,8 @@ namespace {
 
 // Calls per batch so that the *fastest* kernel's batch lasts the
 // target; slower kernels get longer batches, never shorter ones. Estimated twice: from
-// batches of 16 calls, then from batches of the first estimate's length, since 16 cold calls
+// batches of 16 calls, then from batches of the first estimate's length (the larger count
+// stands), since 16 cold calls
 // that land in a slow moment (a neighbour's burst on a shared memory system) would otherwise
 // shrink every sample of that length to a few dozen calls.
 std::size_t calibrate(const std::vector<TimedKernel>& kernels, int len, const MeasureConfig& config,
@@ -90,7 +91,8 @@ std::size_t calibrate(const std::vector<TimedKernel>& kernels, int len, const Me
     return static_cast<std::size_t>(std::clamp(iterations, 1.0, 1e7));
   };
   const std::size_t first = callsFor(16, 5);
-  return first <= 16 ? first : callsFor(first, 1);
+  // The longer batches can meet a slow moment too: the larger estimate stands.
+  return first <= 16 ? first : std::max(first, callsFor(first, 3));
 }
 
 }  // namespace
@@ -104,7 +106,8 @@ std::vector<KernelSamples> measureInterleaved(const std::vector<TimedKernel>& ke
     for (int size : config.sizes) r.sizes.push_back({size, 0, {}});
     results.push_back(std::move(r));
   }
-  workload.settle();
+  // The positions calibration and the first rounds read (the pool was settled when made).
+  workload.settle(std::size_t{1} << 16);
   std::size_t cursor = 0;
   std::vector<std::size_t> iterations;
   for (int size : config.sizes) {

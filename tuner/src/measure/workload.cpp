@@ -2,6 +2,9 @@
 
 #include <sys/mman.h>
 
+#include <emmintrin.h>
+
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <random>
@@ -54,13 +57,19 @@ Workload::Workload(const WorkloadConfig& config, std::size_t maxLength)
   std::uniform_int_distribution<std::size_t> line(0, lines - 1);
   positions_.resize(std::size_t{1} << 20);
   for (auto& pos : positions_) pos = static_cast<std::uint32_t>(line(rng) * 64 + config.offset);
-  settle();
+  settle(positions_.size());
 }
 
-void Workload::settle() const {
+void Workload::settle(std::size_t count) const {
   if (config_.cache == CacheState::Hot) return;
   std::uint8_t sink = 0;
-  for (const std::uint32_t pos : positions_) sink ^= base_[pos];
+  for (std::size_t i = 0; i < std::min(count, positions_.size()); ++i) {
+    const std::uint8_t* line = base_ + positions_[i];
+    sink ^= *line;
+    // Out of the caches again: what a read leaves warm is the translation, not the line (a
+    // last-level cache larger than what settling reads would make the next calls warm).
+    _mm_clflush(line);
+  }
   asm volatile("" ::"r"(sink));
 }
 

@@ -43,11 +43,13 @@ class Workload {
   // for every call (it stays in cache, hot or cold: a cold source is what the copy meets).
   // Made on first use: a summing run never pays for it.
   std::uint8_t* destination();
-  // Cold only: reads a byte at each position of the cycle once. Under a hypervisor the first
-  // touches of a cold pool also walk the host's page tables from memory; until those walks
-  // are cached, a call costs many times its steady cold figure, and a measurement that
-  // begins there calibrates its batches from them and times a moving target.
-  void settle() const;
+  // Cold only: reads a byte at each of the first `count` positions of the cycle and flushes its
+  // line again. Under a hypervisor a cold pool's translations (the guest's and the host's page
+  // tables) are themselves read from memory until they are cached: a measurement that begins
+  // there costs many times its steady cold figure per call, calibrates its batches from it
+  // and times a moving target. All positions when the pool is made; the ones a measurement
+  // starts with before each one.
+  void settle(std::size_t count) const;
 
  private:
   WorkloadConfig config_;

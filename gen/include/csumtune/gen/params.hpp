@@ -58,7 +58,7 @@ inline constexpr int kSumEntryCount = 2;
 // code and splits the rest, 40-byte blocks come before the ladder of 32, 16 and 8 (see
 // emitFortyPaths). `inline` is `lean` laid out for the short buffers: they fall through the
 // test into the short path (the long ones jump over it), and an exact path sits out of line
-// behind `jz`, so a short call takes no jump before its first word. Only frames with a short
+// behind `jz`, so a short call takes no jump at the entry tests. Only frames with a short
 // path differ.
 enum class Entry : std::uint8_t { Checked, Lean, Range, Forty, Inline };
 inline constexpr int kEntryCount = 5;
