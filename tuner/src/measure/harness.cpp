@@ -75,9 +75,8 @@ namespace {
 // Calls per batch so that the *fastest* kernel's batch lasts the
 // target; slower kernels get longer batches, never shorter ones. Estimated twice: from
 // batches of 16 calls, then from batches of the first estimate's length (the larger count
-// stands), since 16 cold calls
-// that land in a slow moment (a neighbour's burst on a shared memory system) would otherwise
-// shrink every sample of that length to a few dozen calls.
+// stands), since 16 cold calls that land in a slow moment (a neighbour's burst on a shared
+// memory system) would otherwise shrink every sample of that length to a few dozen calls.
 std::size_t calibrate(const std::vector<TimedKernel>& kernels, int len, const MeasureConfig& config,
                       Timer& timer, Workload& workload, std::size_t& cursor) {
   const auto callsFor = [&](std::size_t calls, int tries) {
