@@ -32,6 +32,8 @@ struct EmitContext {
   }
 
   int loadBias = 0;  // set by emitMainLoop only
+  // Emitting the tails after the main loop (Params::wordTailChains).
+  bool afterLoop = false;
   // store=nt: set by emitMainLoop around the loop body, whose stores are then movnti.
   bool nonTemporalStores = false;
 

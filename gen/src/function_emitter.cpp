@@ -165,7 +165,8 @@ void emitMainLoop(EmitContext& ctx) {
 // first two accumulators, the only ones a short buffer has).
 void emitWordTail(EmitContext& ctx, int words) {
   const auto& accs = ctx.regs.accumulators;
-  const int blocks = std::min({static_cast<int>(accs.size()), ctx.params.tailChains, words});
+  const int blocks =
+      std::min({static_cast<int>(accs.size()), ctx.params.wordTailChains(ctx.afterLoop), words});
   int disp = 0;
   for (int i = 0; i < blocks; ++i) {
     const int count = words / blocks + (i < words % blocks ? 1 : 0);
@@ -720,7 +721,9 @@ void emitFunction(EmitContext& ctx) {
 
   emitMainLoop(ctx);
   const Label folding = ctx.skipScalarTails();
+  ctx.afterLoop = true;
   emitTailsAndFold(ctx, ctx.family.scalarTailTop(ctx.params), regs.scratch, &folding, true, false);
+  ctx.afterLoop = false;
   for (auto it = regs.calleeSaved.rbegin(); it != regs.calleeSaved.rend(); ++it) ctx.b.pop(*it);
   ctx.b.ret();
 

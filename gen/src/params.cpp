@@ -115,7 +115,11 @@ std::string Params::toString() const {
   if (entry != defaults.entry) text += fmt::format(",entry={}", gen::toString(entry));
   if (exact != defaults.exact) text += fmt::format(",exact={}", exact);
   if (shortBelow != defaults.shortBelow) text += fmt::format(",short={}", shortBelow);
-  if (tailChains != defaults.tailChains) text += fmt::format(",tailchains={}", tailChains);
+  if (tailChains == kShortTailChain) {
+    text += ",tailchains=short";
+  } else if (tailChains != defaults.tailChains) {
+    text += fmt::format(",tailchains={}", tailChains);
+  }
   if (words != defaults.words) text += fmt::format(",words={}", gen::toString(words));
   if (kind != defaults.kind) text += fmt::format(",kind={}", gen::toString(kind));
   if (store != defaults.store) text += fmt::format(",store={}", gen::toString(store));
@@ -152,7 +156,12 @@ constexpr KeyRule kKeyRules[] = {
     {"short",
      [](Params& p, std::string_view k, std::string_view v) { p.shortBelow = parseInt(k, v); }},
     {"tailchains",
-     [](Params& p, std::string_view k, std::string_view v) { p.tailChains = parseInt(k, v); }},
+     [](Params& p, std::string_view k, std::string_view v) {
+       // A number is a count of chains: the value that stands for `short` is not one.
+       p.tailChains = v == "short" ? Params::kShortTailChain : parseInt(k, v);
+       if (v != "short" && p.tailChains == Params::kShortTailChain)
+         throw ParamsError(fmt::format("tailchains must be 1, 2 or short (got {})", v));
+     }},
     {"words", [](Params& p, std::string_view k,
                  std::string_view v) { p.words = parseName<Words>(k, v, kWordsNames); }},
     {"kind", [](Params& p, std::string_view k,
@@ -248,8 +257,8 @@ std::string validationError(const Params& p) {
     return fmt::format("prefetch must be 0..{} in steps of {} (got {})", L::kMaxPrefetch,
                        L::kPrefetchStep, p.prefetch);
   }
-  if (p.tailChains != 1 && p.tailChains != 2) {
-    return fmt::format("tailchains must be 1 or 2 (got {})", p.tailChains);
+  if (p.tailChains != 1 && p.tailChains != 2 && p.tailChains != Params::kShortTailChain) {
+    return fmt::format("tailchains must be 1, 2 or short (got {})", p.tailChains);
   }
   if (p.exact != 0 && (p.exact < L::kMinExact || p.exact > L::kMaxExact)) {
     return fmt::format("exact must be 0 (none) or {}..{} (got {})", L::kMinExact, L::kMaxExact,
@@ -361,6 +370,17 @@ std::vector<Params> frameVariants(const Params& loop, const std::vector<int>& ex
           out.push_back(p);
       }
     }
+  }
+  // tailchains=short after the others, so that the variants that existed before it keep
+  // their order: every one-chain frame again, with two chains after the main loop.
+  const std::size_t withoutShortChain = out.size();
+  for (std::size_t i = 0; i < withoutShortChain; ++i) {
+    if (out[i].tailChains != 1) continue;
+    Params p = out[i];
+    p.tailChains = Params::kShortTailChain;
+    p = p.canonical();
+    if (validationError(p).empty() && std::find(out.begin(), out.end(), p) == out.end())
+      out.push_back(p);
   }
   if (which == FrameBounds::Both) {
     const std::size_t strict = out.size();

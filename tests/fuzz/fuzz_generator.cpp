@@ -38,7 +38,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   p.tail = static_cast<gen::Tail>(in.next(gen::kTailCount));
   p.sum = static_cast<gen::SumEntry>(in.next(gen::kSumEntryCount));
   p.entry = static_cast<gen::Entry>(in.next(gen::kEntryCount));
-  p.tailChains = 1 + static_cast<int>(in.next(2));
+  const int tailChains[] = {1, 2, gen::Params::kShortTailChain};
+  p.tailChains = tailChains[in.next(3)];
   const int exact = static_cast<int>(in.next(260));
   p.exact = exact < 8 ? 0 : exact > 256 ? 0 : exact;
   const int bounds[] = {0, 64, 128, 256};

@@ -150,6 +150,34 @@ TEST(InstructionCount, EntryInlineTakesNoJumpBeforeTheShortPath) {
   }
 }
 
+// tailchains=short is tailchains=1 on the short paths and tailchains=2 after the main loop:
+// the same instructions as the one at every length under the short bound, as the other from
+// it up (the long path's word tails on two chains, the second accumulator live anyway).
+TEST(InstructionCount, ShortTailChainIsOneChainBelowTheBoundAndTwoAfterTheLoop) {
+  const std::string frame =
+      "carry=adc,chains=6,unroll=30,tail=overlap,sum=last,entry=forty,short=128";
+  const csumtune::Kernel one = csumtune::Jit::compile(frame + ",tailchains=1");
+  const csumtune::Kernel two = csumtune::Jit::compile(frame);
+  const csumtune::Kernel split = csumtune::Jit::compile(frame + ",tailchains=short");
+  InstructionCountRequest request;
+  for (int len = 1; len <= 520; ++len) request.sizes.push_back(len);
+  std::vector<CallCount> oneCounts, twoCounts, splitCounts;
+  SKIP_WITHOUT_PTRACE(oneCounts = countCalls({"1", "", TimedKind::Linked, one.fn()}, request));
+  twoCounts = countCalls({"2", "", TimedKind::Linked, two.fn()}, request);
+  splitCounts = countCalls({"short", "", TimedKind::Linked, split.fn()}, request);
+  ASSERT_EQ(splitCounts.size(), request.sizes.size());
+  int differ = 0;  // lengths where 1 and 2 differ: the test must see some on both sides
+  for (std::size_t i = 0; i < request.sizes.size(); ++i) {
+    const int len = request.sizes[i];
+    const CallCount& expected = len < 128 ? oneCounts[i] : twoCounts[i];
+    EXPECT_EQ(splitCounts[i].instructions, expected.instructions) << len << " bytes";
+    EXPECT_EQ(splitCounts[i].takenBranches, expected.takenBranches) << len << " bytes";
+    if (oneCounts[i].instructions != twoCounts[i].instructions) differ += len < 128 ? 1 : 1000;
+  }
+  EXPECT_GT(differ % 1000, 0) << "no length under the bound tells 1 from 2";
+  EXPECT_GT(differ / 1000, 0) << "no length from the bound up tells 1 from 2";
+}
+
 TEST(InstructionCount, ACopyingCallIsCountedWithItsOwnSignature) {
   TimedKernel kernel{"copy", "", TimedKind::Linked, nullptr};
   kernel.call = TimedKernel::Call::Copy;

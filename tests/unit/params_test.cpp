@@ -68,7 +68,9 @@ INSTANTIATE_TEST_SUITE_P(
                       BadCase{"speed=max", "unknown key 'speed'"},
                       BadCase{"chains=2,chains=4", "key 'chains' given twice"},
                       BadCase{"chains", "'chains' is not key=value"},
-                      BadCase{"chains=2,,unroll=4", "empty item"}));
+                      BadCase{"chains=2,,unroll=4", "empty item"},
+                      BadCase{"tailchains=3", "tailchains must be 1, 2 or short"},
+                      BadCase{"tailchains=long", "tailchains=long is not an integer"}));
 
 INSTANTIATE_TEST_SUITE_P(
     ShortPathEntry, ParamsRejects,
@@ -124,6 +126,20 @@ TEST(Params, MiddlePath) {
     EXPECT_EQ(v, v.canonical()) << v.toString();
   }
   EXPECT_TRUE(sizeClassVariants(parseParams("carry=adc")).empty());
+}
+
+// tailchains=short prints as a word and reads back; a kernel with one accumulator (or the word
+// loop) has one tail chain whatever is asked, so it is canonically the default there too.
+TEST(Params, ShortTailChain) {
+  const Params p = parseParams("chains=6,unroll=30,tail=overlap,tailchains=short");
+  EXPECT_EQ(p.tailChains, Params::kShortTailChain);
+  EXPECT_EQ(p.toString(),
+            "carry=adc,chains=6,unroll=30,prefetch=0,hint=t0,tail=overlap,tailchains=short");
+  EXPECT_EQ(parseParams(p.toString()), p);
+  EXPECT_EQ(p.wordTailChains(false), 1);
+  EXPECT_EQ(p.wordTailChains(true), 2);
+  EXPECT_EQ(parseParams("chains=1,unroll=8,tailchains=short").canonical().tailChains, 2);
+  EXPECT_EQ(parseParams("chains=4,unroll=8,tailchains=short,words=loop").canonical().tailChains, 2);
 }
 
 TEST(Params, BlockBytes) {

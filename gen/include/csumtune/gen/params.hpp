@@ -146,8 +146,12 @@ struct Params {
   SumEntry sum = SumEntry::First;
   Entry entry = Entry::Checked;
   int exact = 0;  // a length with a straight-line path of its own (0 = none)
-  // Accumulators the word tails spread over: 2 (independent chains) or 1 (one add/adc
-  // chain: fewer instructions, and a short path that never touches a second register).
+  // Accumulators the word tails spread over: 2 (independent chains), 1 (one add/adc
+  // chain: fewer instructions, and a short path that never touches a second register), or
+  // kShortTailChain (`tailchains=short`): one chain on the paths that start from nothing
+  // (short, forty and exact paths), two on the tails after the main loop, where the second
+  // accumulator is live anyway and one chain would be a long buffer's longest dependency.
+  static constexpr int kShortTailChain = 3;
   int tailChains = 2;
   int shortBelow = 64;  // key `short`: buffers under it take the short path when the block
                         // is larger (0 = no short path)
@@ -160,6 +164,12 @@ struct Params {
   // (AVX-512: vmovdqu8 under a byte mask; AVX2: vpmaskmovd of its whole dwords, the last 0..3
   // bytes by the frame's byte tail), one reduction, no loop set-up and no pushes. 0 = none.
   int mid = 0;
+
+  // Chains the word tails spread over: on the short paths, or (afterLoop) after the main loop.
+  int wordTailChains(bool afterLoop) const {
+    if (tailChains == kShortTailChain) return afterLoop ? 2 : 1;
+    return tailChains;
+  }
 
   // Bytes consumed by one iteration of the main loop.
   int blockBytes() const { return unroll * traitsOf(carry).unitBytes; }
