@@ -610,5 +610,60 @@ TEST(Tune, TheGuardTakesTheBestOfEachSizeClassOfTheBestLoopShape) {
   EXPECT_EQ(names, expected) << "then the best of each other carry family, and only its best";
 }
 
+// The profile cannot tell the finalists apart (their intervals overlap): they are measured
+// again together at the guard lengths, and the one that loses least there wins, not the
+// profile's first. Finalists the profile tells apart keep its order, with no runoff.
+TEST(Tune, FinalistsTheProfileCannotTellApartGoToARunoffAtTheGuardLengths) {
+  class Tied : public ReplayMeasurer {
+   public:
+    using ReplayMeasurer::ReplayMeasurer;
+    bool overlap = true;
+    std::vector<gen::Params> ranOff;
+    std::vector<FinalistResult> remeasureFinalists(const std::vector<Evaluation>& f) override {
+      auto out = ReplayMeasurer::remeasureFinalists(f);
+      for (std::size_t i = 0; i < out.size(); ++i) {
+        const double median = 2.0 - (overlap ? 0.01 : 0.2) * static_cast<double>(i);
+        out[i].speedup = {median, median - 0.05, median + 0.05};
+      }
+      return out;
+    }
+    std::vector<GuardResult> guardTogether(const std::vector<gen::Params>& candidates,
+                                           const std::vector<int>& lengths) override {
+      ranOff = candidates;
+      auto out = ReplayMeasurer::guardTogether(candidates, lengths);
+      // The last one loses least; a larger worst ratio than the others' does not change that.
+      for (std::size_t i = 0; i < out.size(); ++i) {
+        const bool last = i + 1 == out.size();
+        out[i].excess = last ? 0.1 : 0.5;
+        out[i].worstRatio = last ? 1.2 : 1.1;
+      }
+      return out;
+    }
+  };
+  const gen::Params best = gen::parseParams("carry=adc,chains=4,unroll=16");
+  for (const bool overlap : {true, false}) {
+    Tied replay(syntheticTable(best, true));
+    replay.overlap = overlap;
+    TuneRun run = runFor(true, 1000000);
+    TuneSettings settings;
+    settings.frameShapes = 0;
+    tune(run, replay, settings);
+    ASSERT_EQ(run.end, TuneEnd::Complete) << run.failure;
+    ASSERT_EQ(run.finalists.size(), settings.finalists);
+    if (!overlap) {
+      EXPECT_TRUE(replay.ranOff.empty()) << "finalists the profile tells apart went to a runoff";
+      EXPECT_TRUE(run.runoff.empty());
+      EXPECT_EQ(run.finalists.front().params, best) << "the profile's first lost its place";
+      continue;
+    }
+    // Overlapping with the first: the intervals of the first four (2.0 .. 1.97, +-0.05).
+    ASSERT_EQ(replay.ranOff.size(), settings.finalists);
+    ASSERT_EQ(run.runoff.size(), replay.ranOff.size());
+    EXPECT_EQ(run.finalists.front().params, replay.ranOff.back())
+        << "the finalist that loses least at the guard lengths is not the winner";
+    EXPECT_EQ(run.finalists[1].params, best) << "the others keep their order";
+  }
+}
+
 }  // namespace
 }  // namespace csumtune::tuner

@@ -291,6 +291,19 @@ std::string renderTuneReport(const TuneRun& run, const std::vector<std::string>&
     md += fmt::format("| {} | `{}` | {:.4f} | {} | {:.4f} |\n", i + 1, f.params.toString(),
                       f.scorePerByte, ci(f.speedup), f.searchScore);
   }
+  if (!run.runoff.empty()) {
+    md += fmt::format(
+        "\n### Runoff\n\nThe profile could not tell these finalists apart (each one's 95 % "
+        "interval overlaps the fastest's), so they were measured again together with `{}`, in "
+        "one interleaved run at the guard's lengths, hot and cold; the one that loses least "
+        "there (the smallest excess, then the smallest worst ratio) ranks first above.\n\n"
+        "| params | worst time ratio | at length | cache | excess |\n|---|---:|---:|---|---:|\n",
+        run.baseline);
+    for (const GuardResult& g : run.runoff) {
+      md += fmt::format("| `{}` | {:.3f} | {} | {} | {:.2f} |\n", g.params.toString(), g.worstRatio,
+                        g.worstLength, toString(g.worstCache), g.excess);
+    }
+  }
   // Best per family, from the search.
   std::map<std::string, std::pair<const Evaluation*, std::size_t>> perFamily;
   for (const auto& e : run.evaluations) {

@@ -149,38 +149,57 @@ std::vector<FinalistResult> HostMeasurer::remeasureFinalists(
 
 std::vector<GuardResult> HostMeasurer::guard(const std::vector<gen::Params>& candidates,
                                              const std::vector<int>& lengths) {
+  // Each candidate with the baseline alone, as during the search.
+  return guardInGroups(candidates, lengths, 1, 21);
+}
+
+std::vector<GuardResult> HostMeasurer::guardTogether(const std::vector<gen::Params>& candidates,
+                                                     const std::vector<int>& lengths) {
+  return guardInGroups(candidates, lengths, candidates.size(), 31);
+}
+
+std::vector<GuardResult> HostMeasurer::guardInGroups(const std::vector<gen::Params>& candidates,
+                                                     const std::vector<int>& lengths,
+                                                     std::size_t groupSize, int repeat) {
   // Hot and cold both: a short path that wins hot can lose cold, where each call waits on
   // its own miss and the instructions around it decide how many misses overlap.
   std::vector<Workload*> workloads{&workload_};
   if (otherCache_) workloads.push_back(otherCache_);
   std::vector<GuardResult> out;
   for (const gen::Params& p : candidates) out.push_back({p, 0, 0, true, workload_.config().cache});
+  if (candidates.empty()) return out;
+  std::vector<Kernel> kernels;
+  for (const gen::Params& p : candidates) kernels.push_back(Jit::compile(p));
   for (Workload* workload : workloads) {
     MeasureConfig config;
     for (int length : lengths) {
       if (static_cast<std::size_t>(length) <= workload->maxLength()) config.sizes.push_back(length);
     }
-    config.repeat = 21;
+    config.repeat = repeat;
     config.targetBatchTicks = settings_.targetBatchTicks;
     config.warmupBatches = 2;
     config.gate = quietRounds();
-    for (GuardResult& g : out) {
-      // Each candidate with the baseline alone, as during the search.
-      const Kernel kernel = Jit::compile(g.params);
+    for (std::size_t first = 0; first < out.size(); first += groupSize) {
+      const std::size_t last = std::min(out.size(), first + groupSize);
+      std::vector<TimedKernel> timed{timedBaseline(baseline_)};
+      for (std::size_t k = first; k < last; ++k)
+        timed.push_back(timedKernel(kernels[k], out[k].params.toString()));
       const Window window = openWindow();
-      const auto samples =
-          measureInterleaved({timedBaseline(baseline_), timedKernel(kernel, g.params.toString())},
-                             config, timer_, *workload, stopOnInterrupt());
+      const auto samples = measureInterleaved(timed, config, timer_, *workload, stopOnInterrupt());
       closeWindow(window, false);
-      for (std::size_t i = 0; i < config.sizes.size(); ++i) {
-        // The median of the paired per-round ratios: drift hits both alike.
-        const double ratio =
-            pairedRatio(samples[1].sizes[i].perCall, samples[0].sizes[i].perCall).median;
-        g.excess += std::max(ratio - 1, 0.0);
-        if (ratio > g.worstRatio) {
-          g.worstRatio = ratio;
-          g.worstLength = config.sizes[i];
-          g.worstCache = workload->config().cache;
+      for (std::size_t k = first; k < last; ++k) {
+        GuardResult& g = out[k];
+        for (std::size_t i = 0; i < config.sizes.size(); ++i) {
+          // The median of the paired per-round ratios: drift hits both alike.
+          const double ratio =
+              pairedRatio(samples[k - first + 1].sizes[i].perCall, samples[0].sizes[i].perCall)
+                  .median;
+          g.excess += std::max(ratio - 1, 0.0);
+          if (ratio > g.worstRatio) {
+            g.worstRatio = ratio;
+            g.worstLength = config.sizes[i];
+            g.worstCache = workload->config().cache;
+          }
         }
       }
     }

@@ -34,6 +34,8 @@ class HostMeasurer : public TuneMeasurer {
   std::vector<FinalistResult> remeasureFinalists(const std::vector<Evaluation>& finalists) override;
   std::vector<GuardResult> guard(const std::vector<gen::Params>& candidates,
                                  const std::vector<int>& lengths) override;
+  std::vector<GuardResult> guardTogether(const std::vector<gen::Params>& candidates,
+                                         const std::vector<int>& lengths) override;
   std::optional<std::string> failsFullPlan(const gen::Params& winner) override;
   std::vector<SweepPoint> sweep(const gen::Params& winner) override;
   std::size_t noiseRetries() const override { return guard_.retries(); }
@@ -41,6 +43,11 @@ class HostMeasurer : public TuneMeasurer {
   ContentionReport contention() override;
 
  private:
+  // The guard's verdict on `candidates`, each group of them timed together with the
+  // baseline at `lengths` (those each workload holds), hot and cold.
+  std::vector<GuardResult> guardInGroups(const std::vector<gen::Params>& candidates,
+                                         const std::vector<int>& lengths, std::size_t groupSize,
+                                         int repeat);
   // Times candidate and baseline once; returns the baseline's profile figure.
   double timeOnce(const Kernel& candidate, Evaluation& e);
   // Records one measurement's window (true when disturbed); nothing without a monitor.

@@ -202,16 +202,20 @@ std::vector<Evaluation> guardedFinalists(TuneRun& run, TuneMeasurer& measurer,
   return eligible;
 }
 
+// Whether the guard passed `params` (a kernel it did not measure counts as passed).
+bool guarded(const TuneRun& run, const gen::Params& params) {
+  const auto it = std::find_if(run.guard.begin(), run.guard.end(),
+                               [&](const GuardResult& g) { return g.params == params; });
+  return it == run.guard.end() || it->eligible;
+}
+
 // Measures the finalists (best first), the ones the guard found slower somewhere last: they
 // win only when no guarded one is left.
 std::vector<FinalistResult> measureFinalists(const TuneRun& run, TuneMeasurer& measurer,
                                              const std::vector<Evaluation>& top) {
   auto finalists = measurer.remeasureFinalists(top);
-  std::stable_partition(finalists.begin(), finalists.end(), [&](const FinalistResult& f) {
-    const auto it = std::find_if(run.guard.begin(), run.guard.end(),
-                                 [&](const GuardResult& g) { return g.params == f.params; });
-    return it == run.guard.end() || it->eligible;
-  });
+  std::stable_partition(finalists.begin(), finalists.end(),
+                        [&](const FinalistResult& f) { return guarded(run, f.params); });
   return finalists;
 }
 
@@ -234,6 +238,35 @@ std::optional<std::string> rankingReversed(const std::vector<FinalistResult>& fi
     }
   }
   return std::nullopt;
+}
+
+// The profile cannot tell every finalist apart: a frame that loses nowhere and one that loses
+// 20 % cold at 48 B can be within each other's confidence interval on a profile of three
+// lengths. The finalists whose interval overlaps the first one's (of its class: passed by
+// the guard or not) are measured again together at the guard's lengths, hot and cold, in
+// one interleaved run — the guard measured each beside the baseline alone, at its own time,
+// and so cannot rank them against each other — and the one that loses least there (the
+// smallest summed excess, then the smallest worst ratio) goes first.
+void runoff(TuneRun& run, TuneMeasurer& measurer, const TuneSettings& settings) {
+  if (run.guard.empty() || run.finalists.size() < 2) return;
+  const FinalistResult& first = run.finalists.front();
+  const bool firstGuarded = guarded(run, first.params);
+  std::vector<gen::Params> tied;
+  for (const FinalistResult& f : run.finalists) {
+    if (guarded(run, f.params) == firstGuarded && f.speedup.high >= first.speedup.low)
+      tied.push_back(f.params);
+  }
+  if (tied.size() < 2) return;
+  startPhase(&measurer, settings, "runoff", 0);
+  run.runoff = measurer.guardTogether(tied, settings.guardLengths);
+  const auto least = std::min_element(
+      run.runoff.begin(), run.runoff.end(), [](const GuardResult& a, const GuardResult& b) {
+        return std::pair{a.excess, a.worstRatio} < std::pair{b.excess, b.worstRatio};
+      });
+  const auto chosen =
+      std::find_if(run.finalists.begin(), run.finalists.end(),
+                   [&](const FinalistResult& f) { return f.params == least->params; });
+  std::rotate(run.finalists.begin(), chosen, chosen + 1);
 }
 
 // The finalists, widened: those already measured, the best of every carry family, and the
@@ -404,6 +437,10 @@ void tuneInterruptibly(TuneRun& run, TuneMeasurer& measurer, const TuneSettings&
         "{}: the finalists were widened to {} (the best of each carry family too) and measured "
         "again together",
         *reversal, wider.size());
+    if (settings.interrupted && settings.interrupted->load()) return finish(TuneEnd::Interrupted);
+  }
+  if (settings.guardCandidates > 0) {
+    runoff(run, measurer, settings);
     if (settings.interrupted && settings.interrupted->load()) return finish(TuneEnd::Interrupted);
   }
   if (!settings.sizeLimits.empty()) {

@@ -34,6 +34,14 @@ class TuneMeasurer : public CandidateMeasurer {
   // measurer cannot tell: a replayed table).
   virtual std::vector<GuardResult> guard(const std::vector<gen::Params>& candidates,
                                          const std::vector<int>& lengths) = 0;
+  // The same verdict with every candidate and the baseline measured together, round by
+  // round in one interleaved run, so that the candidates' figures can be compared with each
+  // other (the guard measures each one beside the baseline alone, at its own time). A
+  // measurer without timing answers as guard() does.
+  virtual std::vector<GuardResult> guardTogether(const std::vector<gen::Params>& candidates,
+                                                 const std::vector<int>& lengths) {
+    return guard(candidates, lengths);
+  }
   // Why the winner fails the full correctness plan, or nothing when it passes.
   virtual std::optional<std::string> failsFullPlan(const gen::Params& winner) = 0;
   // The winner and the baseline across lengths (may be empty).

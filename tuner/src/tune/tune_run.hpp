@@ -60,8 +60,11 @@ struct TuneRun {
   std::vector<int> guardLengths;
   double guardTolerance = 0;
   std::vector<FinalistResult> finalists;  // best first; empty when interrupted
-  std::string widened;          // why the finalists were widened ("" when the ranking held)
-  ContentionReport contention;  // how busy the machine was, phase by phase
+  std::string widened;  // why the finalists were widened ("" when the ranking held)
+  // The finalists the profile could not tell from the first, measured again together at the
+  // guard lengths (empty when there was no tie): the one that loses least there went first.
+  std::vector<GuardResult> runoff;
+  ContentionReport contention;              // how busy the machine was, phase by phase
   std::vector<SizeLimitResult> sizeLimits;  // the winner first, then smaller limits' winners
   std::size_t smallestBytes = 0;            // the smallest kernel of the space searched
   gen::Params smallestParams;
