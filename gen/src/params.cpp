@@ -157,10 +157,14 @@ constexpr KeyRule kKeyRules[] = {
      [](Params& p, std::string_view k, std::string_view v) { p.shortBelow = parseInt(k, v); }},
     {"tailchains",
      [](Params& p, std::string_view k, std::string_view v) {
-       // A number is a count of chains: the value that stands for `short` is not one.
-       p.tailChains = v == "short" ? Params::kShortTailChain : parseInt(k, v);
-       if (v != "short" && p.tailChains == Params::kShortTailChain)
+       // A count of chains, or `short` (whose stand-in value is not one).
+       if (v == "short") {
+         p.tailChains = Params::kShortTailChain;
+       } else if (v == "1" || v == "2") {
+         p.tailChains = parseInt(k, v);
+       } else {
          throw ParamsError(fmt::format("tailchains must be 1, 2 or short (got {})", v));
+       }
      }},
     {"words", [](Params& p, std::string_view k,
                  std::string_view v) { p.words = parseName<Words>(k, v, kWordsNames); }},
@@ -226,6 +230,9 @@ Params Params::canonical() const {
   if (!out.hasShortPath()) {
     out.shortBelow = out.blockBytes() <= Params{}.shortBelow ? 64 : 0;
     out.entry = Entry::Checked;
+    // tailchains=short differs from 2 only on the short paths (the exact and tiny paths do not
+    // read it): without one it is 2's code.
+    if (out.tailChains == kShortTailChain) out.tailChains = Params{}.tailChains;
   }
   return out;
 }

@@ -70,7 +70,8 @@ INSTANTIATE_TEST_SUITE_P(
                       BadCase{"chains", "'chains' is not key=value"},
                       BadCase{"chains=2,,unroll=4", "empty item"},
                       BadCase{"tailchains=3", "tailchains must be 1, 2 or short"},
-                      BadCase{"tailchains=long", "tailchains=long is not an integer"}));
+                      BadCase{"tailchains=long", "tailchains must be 1, 2 or short (got long)"},
+                      BadCase{"tailchains=SHORT", "tailchains must be 1, 2 or short"}));
 
 INSTANTIATE_TEST_SUITE_P(
     ShortPathEntry, ParamsRejects,
@@ -140,6 +141,13 @@ TEST(Params, ShortTailChain) {
   EXPECT_EQ(p.wordTailChains(true), 2);
   EXPECT_EQ(parseParams("chains=1,unroll=8,tailchains=short").canonical().tailChains, 2);
   EXPECT_EQ(parseParams("chains=4,unroll=8,tailchains=short,words=loop").canonical().tailChains, 2);
+  // Without a short path only the tails after the loop read it: 2's code.
+  EXPECT_EQ(parseParams("chains=4,unroll=16,short=0,tailchains=short").canonical().tailChains, 2);
+  EXPECT_EQ(
+      parseParams("carry=avx512,chains=2,unroll=2,short=0,tailchains=short").canonical().tailChains,
+      2);
+  EXPECT_EQ(parseParams("chains=4,unroll=32,short=128,tailchains=short").canonical().tailChains,
+            Params::kShortTailChain);
 }
 
 TEST(Params, BlockBytes) {

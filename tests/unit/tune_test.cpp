@@ -610,19 +610,34 @@ TEST(Tune, TheGuardTakesTheBestOfEachSizeClassOfTheBestLoopShape) {
   EXPECT_EQ(names, expected) << "then the best of each other carry family, and only its best";
 }
 
-// The profile cannot tell the finalists apart (their intervals overlap): they are measured
-// again together at the guard lengths, and the one that loses least there wins, not the
-// profile's first. Finalists the profile tells apart keep its order, with no runoff.
+// The profile cannot tell the first three finalists apart (their intervals overlap): they
+// are measured again together at the guard lengths, and the one that loses least there wins,
+// not the profile's first; the two it tells apart stay out. The guard's own excess counts as
+// much as the runoff's: one noisy measurement does not decide alone. Finalists the profile
+// tells apart keep its order, with no runoff.
 TEST(Tune, FinalistsTheProfileCannotTellApartGoToARunoffAtTheGuardLengths) {
+  enum class Case { Tied, GuardOutweighs, Apart };
   class Tied : public ReplayMeasurer {
    public:
     using ReplayMeasurer::ReplayMeasurer;
-    bool overlap = true;
+    Case scenario = Case::Tied;
+    gen::Params best;
     std::vector<gen::Params> ranOff;
+    double guardExcessOf(const gen::Params& p) const {
+      return scenario == Case::GuardOutweighs && !(p == best) ? 3.0 : 0.0;
+    }
+    std::vector<GuardResult> guard(const std::vector<gen::Params>& candidates,
+                                   const std::vector<int>& lengths) override {
+      auto out = ReplayMeasurer::guard(candidates, lengths);
+      for (GuardResult& g : out) g.excess = guardExcessOf(g.params);
+      return out;
+    }
     std::vector<FinalistResult> remeasureFinalists(const std::vector<Evaluation>& f) override {
       auto out = ReplayMeasurer::remeasureFinalists(f);
       for (std::size_t i = 0; i < out.size(); ++i) {
-        const double median = 2.0 - (overlap ? 0.01 : 0.2) * static_cast<double>(i);
+        // 2.00, 1.99, 1.98 overlap (+-0.05); 1.80 and 1.79 do not overlap the first.
+        const double step = scenario == Case::Apart ? 0.2 : 0.01;
+        const double median = 2.0 - step * static_cast<double>(i) - (i >= 3 ? 0.17 : 0.0);
         out[i].speedup = {median, median - 0.05, median + 0.05};
       }
       return out;
@@ -631,7 +646,8 @@ TEST(Tune, FinalistsTheProfileCannotTellApartGoToARunoffAtTheGuardLengths) {
                                            const std::vector<int>& lengths) override {
       ranOff = candidates;
       auto out = ReplayMeasurer::guardTogether(candidates, lengths);
-      // The last one loses least; a larger worst ratio than the others' does not change that.
+      // Measured together, the last one loses least; its larger worst ratio does not count
+      // before the excess.
       for (std::size_t i = 0; i < out.size(); ++i) {
         const bool last = i + 1 == out.size();
         out[i].excess = last ? 0.1 : 0.5;
@@ -641,24 +657,30 @@ TEST(Tune, FinalistsTheProfileCannotTellApartGoToARunoffAtTheGuardLengths) {
     }
   };
   const gen::Params best = gen::parseParams("carry=adc,chains=4,unroll=16");
-  for (const bool overlap : {true, false}) {
+  for (const Case scenario : {Case::Tied, Case::GuardOutweighs, Case::Apart}) {
     Tied replay(syntheticTable(best, true));
-    replay.overlap = overlap;
+    replay.scenario = scenario;
+    replay.best = best;
     TuneRun run = runFor(true, 1000000);
     TuneSettings settings;
     settings.frameShapes = 0;
     tune(run, replay, settings);
     ASSERT_EQ(run.end, TuneEnd::Complete) << run.failure;
     ASSERT_EQ(run.finalists.size(), settings.finalists);
-    if (!overlap) {
+    if (scenario == Case::Apart) {
       EXPECT_TRUE(replay.ranOff.empty()) << "finalists the profile tells apart went to a runoff";
       EXPECT_TRUE(run.runoff.empty());
       EXPECT_EQ(run.finalists.front().params, best) << "the profile's first lost its place";
       continue;
     }
-    // Overlapping with the first: the intervals of the first four (2.0 .. 1.97, +-0.05).
-    ASSERT_EQ(replay.ranOff.size(), settings.finalists);
-    ASSERT_EQ(run.runoff.size(), replay.ranOff.size());
+    ASSERT_EQ(replay.ranOff.size(), 3u) << "only the three whose intervals overlap the first's";
+    ASSERT_EQ(run.runoff.size(), 3u);
+    EXPECT_EQ(replay.ranOff.front(), best);
+    if (scenario == Case::GuardOutweighs) {
+      EXPECT_EQ(run.finalists.front().params, best)
+          << "the runoff alone decided against the guard's measurement";
+      continue;
+    }
     EXPECT_EQ(run.finalists.front().params, replay.ranOff.back())
         << "the finalist that loses least at the guard lengths is not the winner";
     EXPECT_EQ(run.finalists[1].params, best) << "the others keep their order";

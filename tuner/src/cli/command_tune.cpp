@@ -78,11 +78,18 @@ void printSummary(const tuner::HostTuneOutcome& outcome, const TuneOptions& o) {
              run.search.algorithm, run.uniqueThisRun, run.revisits, run.searchSeconds,
              run.stoppedBecause);
   fmt::print(
-      "time     {:.1f} s in all (search {:.1f} s; guard, finalists, sizes, sweep {:.1f} s)\n",
+      "time     {:.1f} s in all (search {:.1f} s; guard, finalists, runoff, sizes, sweep {:.1f} "
+      "s)\n",
       outcome.wholeSeconds, run.searchSeconds,
       std::max(0.0, run.elapsedSeconds - run.searchSeconds));
   fmt::print("machine  {}\n", run.contention.summary(outcome.contention));
   if (!run.widened.empty()) fmt::print("ranking  {}\n", run.widened);
+  if (!run.runoff.empty()) {
+    fmt::print(
+        "runoff   {} finalists the profile could not tell apart were measured again together at "
+        "the guard lengths; the winner lost least there (report.md, Runoff)\n",
+        run.runoff.size());
+  }
   if (const std::string lengths = tuner::sweepSummaryLine(run); !lengths.empty())
     fmt::print("lengths  {}\n", lengths);
   fmt::print("files    {0}/results.json {0}/winner.S {0}/report.md\n", outcome.folder);

@@ -67,8 +67,19 @@ json guardJson(const TuneRun& run) {
                           {"excess", g.excess},
                           {"eligible", g.eligible}});
   }
-  return {
-      {"lengths", run.guardLengths}, {"tolerance", run.guardTolerance}, {"candidates", candidates}};
+  // The finalists the profile could not tell apart, measured again together (tune.cpp runoff).
+  json runoff = json::array();
+  for (const GuardResult& g : run.runoff) {
+    runoff.push_back({{"params", g.params.toString()},
+                      {"worst_time_ratio", g.worstRatio},
+                      {"worst_length", g.worstLength},
+                      {"worst_cache", toString(g.worstCache)},
+                      {"excess", g.excess}});
+  }
+  return {{"lengths", run.guardLengths},
+          {"tolerance", run.guardTolerance},
+          {"candidates", candidates},
+          {"runoff", runoff}};
 }
 
 // Code size as a second objective: the smallest kernel of the space, the Pareto front of the

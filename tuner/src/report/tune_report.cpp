@@ -294,14 +294,21 @@ std::string renderTuneReport(const TuneRun& run, const std::vector<std::string>&
   if (!run.runoff.empty()) {
     md += fmt::format(
         "\n### Runoff\n\nThe profile could not tell these finalists apart (each one's 95 % "
-        "interval overlaps the fastest's), so they were measured again together with `{}`, in "
-        "one interleaved run at the guard's lengths, hot and cold; the one that loses least "
-        "there (the smallest excess, then the smallest worst ratio) ranks first above.\n\n"
-        "| params | worst time ratio | at length | cache | excess |\n|---|---:|---:|---|---:|\n",
+        "interval overlaps the fastest's: a generous test of a tie), so they were measured again "
+        "together with `{}`, in one interleaved run at the guard's lengths, hot and cold; the "
+        "one that loses least (the smallest mean of the guard's excess and the runoff's, then "
+        "the smallest worst ratio) ranks first above.\n\n| params | worst time ratio | at "
+        "length | cache | excess, guard | excess, runoff | mean |\n"
+        "|---|---:|---:|---|---:|---:|---:|\n",
         run.baseline);
     for (const GuardResult& g : run.runoff) {
-      md += fmt::format("| `{}` | {:.3f} | {} | {} | {:.2f} |\n", g.params.toString(), g.worstRatio,
-                        g.worstLength, toString(g.worstCache), g.excess);
+      const auto earlier = std::find_if(run.guard.begin(), run.guard.end(),
+                                        [&](const GuardResult& e) { return e.params == g.params; });
+      const bool known = earlier != run.guard.end();
+      md += fmt::format("| `{}` | {:.3f} | {} | {} | {} | {:.2f} | {:.2f} |\n", g.params.toString(),
+                        g.worstRatio, g.worstLength, toString(g.worstCache),
+                        known ? fmt::format("{:.2f}", earlier->excess) : "-", g.excess,
+                        known ? (earlier->excess + g.excess) / 2 : g.excess);
     }
   }
   // Best per family, from the search.

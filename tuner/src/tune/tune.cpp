@@ -240,28 +240,44 @@ std::optional<std::string> rankingReversed(const std::vector<FinalistResult>& fi
   return std::nullopt;
 }
 
+// The guard's summed excess of `params` (the first measurement of its losses), or nothing.
+std::optional<double> guardExcess(const TuneRun& run, const gen::Params& params) {
+  const auto it = std::find_if(run.guard.begin(), run.guard.end(),
+                               [&](const GuardResult& g) { return g.params == params; });
+  if (it == run.guard.end()) return std::nullopt;
+  return it->excess;
+}
+
 // The profile cannot tell every finalist apart: a frame that loses nowhere and one that loses
 // 20 % cold at 48 B can be within each other's confidence interval on a profile of three
 // lengths. The finalists whose interval overlaps the first one's (of its class: passed by
 // the guard or not) are measured again together at the guard's lengths, hot and cold, in
 // one interleaved run — the guard measured each beside the baseline alone, at its own time,
-// and so cannot rank them against each other — and the one that loses least there (the
-// smallest summed excess, then the smallest worst ratio) goes first.
+// and so cannot rank them against each other — and the one that loses least goes first: the
+// smallest excess, the mean of the guard's and the runoff's (two measurements, so that one
+// noisy one decides less), then the smallest worst ratio. Overlapping intervals are a
+// generous test of a tie: the runoff may give up a few percent of the profile for fewer
+// per-call losses.
 void runoff(TuneRun& run, TuneMeasurer& measurer, const TuneSettings& settings) {
   if (run.guard.empty() || run.finalists.size() < 2) return;
   const FinalistResult& first = run.finalists.front();
   const bool firstGuarded = guarded(run, first.params);
   std::vector<gen::Params> tied;
   for (const FinalistResult& f : run.finalists) {
-    if (guarded(run, f.params) == firstGuarded && f.speedup.high >= first.speedup.low)
-      tied.push_back(f.params);
+    const bool overlaps =
+        f.speedup.high >= first.speedup.low && f.speedup.low <= first.speedup.high;
+    if (guarded(run, f.params) == firstGuarded && overlaps) tied.push_back(f.params);
   }
   if (tied.size() < 2) return;
   startPhase(&measurer, settings, "runoff", 0);
   run.runoff = measurer.guardTogether(tied, settings.guardLengths);
+  const auto meanExcess = [&](const GuardResult& g) {
+    const auto earlier = guardExcess(run, g.params);
+    return earlier ? (*earlier + g.excess) / 2 : g.excess;
+  };
   const auto least = std::min_element(
-      run.runoff.begin(), run.runoff.end(), [](const GuardResult& a, const GuardResult& b) {
-        return std::pair{a.excess, a.worstRatio} < std::pair{b.excess, b.worstRatio};
+      run.runoff.begin(), run.runoff.end(), [&](const GuardResult& a, const GuardResult& b) {
+        return std::pair{meanExcess(a), a.worstRatio} < std::pair{meanExcess(b), b.worstRatio};
       });
   const auto chosen =
       std::find_if(run.finalists.begin(), run.finalists.end(),

@@ -148,9 +148,9 @@ struct Params {
   int exact = 0;  // a length with a straight-line path of its own (0 = none)
   // Accumulators the word tails spread over: 2 (independent chains), 1 (one add/adc
   // chain: fewer instructions, and a short path that never touches a second register), or
-  // kShortTailChain (`tailchains=short`): one chain on the paths that start from nothing
-  // (short, forty and exact paths), two on the tails after the main loop, where the second
-  // accumulator is live anyway and one chain would be a long buffer's longest dependency.
+  // kShortTailChain (`tailchains=short`): one chain on the short paths (short, forty), two on
+  // the tails after the main loop, where the second accumulator is live anyway and one chain
+  // would be a long buffer's longest dependency. (The exact path keeps its own chains.)
   static constexpr int kShortTailChain = 3;
   int tailChains = 2;
   int shortBelow = 64;  // key `short`: buffers under it take the short path when the block
