@@ -125,6 +125,7 @@ std::string Params::toString() const {
   if (store != defaults.store) text += fmt::format(",store={}", gen::toString(store));
   if (bounds != defaults.bounds) text += fmt::format(",bounds={}", gen::toString(bounds));
   if (mid != defaults.mid) text += fmt::format(",mid={}", mid);
+  if (place != defaults.place) text += fmt::format(",place={}", place);
   return text;
 }
 
@@ -175,6 +176,7 @@ constexpr KeyRule kKeyRules[] = {
     {"bounds", [](Params& p, std::string_view k,
                   std::string_view v) { p.bounds = parseName<Bounds>(k, v, kBoundsNames); }},
     {"mid", [](Params& p, std::string_view k, std::string_view v) { p.mid = parseInt(k, v); }},
+    {"place", [](Params& p, std::string_view k, std::string_view v) { p.place = parseInt(k, v); }},
 };
 constexpr std::size_t kKeyCount = std::size(kKeyRules);
 
@@ -312,6 +314,13 @@ std::string validationError(const Params& p) {
   if (p.mid != 0 && (!traits.isVector() || p.kind != Kind::Sum)) {
     return "mid is for summing kernels (kind=sum) of the SIMD families (avx2, avx512, "
            "avx512vnni): its last vector is a masked load";
+  }
+  const auto& places = L::kPlacements;
+  if (p.place != 0 &&
+      std::find(std::begin(places), std::end(places), p.place) == std::end(places)) {
+    return fmt::format(
+        "place must be 0 or one of {} (the entry's offset in a {}-byte line; got {})",
+        fmt::join(std::begin(places), std::end(places), ", "), L::kPlacementLine, p.place);
   }
   return {};
 }

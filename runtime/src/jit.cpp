@@ -1,5 +1,6 @@
 #include "csumtune/jit.hpp"
 
+#include <cstdint>
 #include <mutex>
 
 #include <asmjit/core.h>
@@ -28,11 +29,11 @@ struct SharedRuntime {
 
 struct Kernel::Code {
   std::shared_ptr<SharedRuntime> shared;
-  void* entry = nullptr;
+  void* block = nullptr;  // what the allocator gave; the entry is `place` bytes into it
   ~Code() {
-    if (entry) {
+    if (block) {
       std::lock_guard lock(shared->mutex);
-      shared->runtime.release(entry);
+      shared->runtime.allocator()->release(block);
     }
   }
 };
@@ -45,6 +46,39 @@ namespace {
 std::shared_ptr<SharedRuntime> sharedRuntime() {
   static const auto runtime = std::make_shared<SharedRuntime>();
   return runtime;
+}
+
+// What JitRuntime::add does, with the code `place` bytes into its block: the allocator's
+// blocks start on its granularity (64 bytes, a line), so the entry sits at that offset of a
+// line. The bytes in front of it are the allocator's int3 fill. Returns the block, or an error.
+void* placeCode(asmjit::JitAllocator& allocator, asmjit::CodeHolder& code, int place,
+                const gen::Params& params) {
+  auto fail = [&](asmjit::Error err) {
+    return Error(Error::Kind::Codegen,
+                 fmt::format("cannot place {} in executable memory: {}", params.toString(),
+                             asmjit::DebugUtils::errorAsString(err)));
+  };
+  if (asmjit::Error err = code.flatten()) throw fail(err);
+  if (asmjit::Error err = code.resolveUnresolvedLinks()) throw fail(err);
+  const std::size_t size = code.codeSize();
+  void* rx = nullptr;
+  void* rw = nullptr;
+  if (asmjit::Error err = allocator.alloc(&rx, &rw, size + place)) throw fail(err);
+  if (reinterpret_cast<std::uintptr_t>(rx) % gen::ParamLimits::kPlacementLine != 0) {
+    allocator.release(rx);
+    throw Error(Error::Kind::Codegen, "the JIT allocator's blocks do not start on a 64-byte line");
+  }
+  auto* entry = static_cast<std::uint8_t*>(rx) + place;
+  if (asmjit::Error err = code.relocateToBase(reinterpret_cast<std::uint64_t>(entry))) {
+    allocator.release(rx);
+    throw fail(err);
+  }
+  {
+    asmjit::VirtMem::ProtectJitReadWriteScope scope(entry, size);
+    code.copyFlattenedData(static_cast<std::uint8_t*>(rw) + place, size,
+                           asmjit::CopySectionFlags::kPadSectionBuffer);
+  }
+  return rx;
 }
 
 }  // namespace
@@ -86,17 +120,12 @@ Kernel Jit::compile(const gen::Params& params) {
     program.finalize();
     size = program.code().codeSize();
     std::lock_guard lock(code->shared->mutex);
-    void* entry = nullptr;
-    if (asmjit::Error err = code->shared->runtime.add(&entry, &program.code())) {
-      throw Error(Error::Kind::Codegen,
-                  fmt::format("cannot place {} in executable memory: {}", params.toString(),
-                              asmjit::DebugUtils::errorAsString(err)));
-    }
-    code->entry = entry;
+    code->block =
+        placeCode(*code->shared->runtime.allocator(), program.code(), params.place, params);
   } catch (const gen::CodegenError& e) {
     throw Error(Error::Kind::Codegen, e.what());
   }
-  void* entry = code->entry;
+  void* entry = static_cast<std::uint8_t*>(code->block) + params.place;
   return Kernel(std::move(code), entry, params, size);
 }
 

@@ -5,6 +5,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -320,6 +321,67 @@ std::vector<std::string> lintKernelText(const std::string& text,
       problems.push_back("unreachable: " + body[i]);
   }
   return problems;
+}
+
+// Runs `command` (with {0} replaced by dir) through the shell; true when it exits 0.
+bool runIn(const std::string& dir, std::string command) {
+  for (std::size_t at; (at = command.find("{0}")) != std::string::npos;)
+    command.replace(at, 3, dir);
+  return std::system((command + " 2>>'" + dir + "/err'").c_str()) == 0;
+}
+
+std::vector<std::uint8_t> fileBytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// The .S files put the entry where the JIT does (place=N: byte N of a 64-byte line). GNU as:
+// the section starts with N bytes of int3 and then the JIT's bytes. Kernel style: the lines in
+// front of SYM_FUNC_START, followed by what that macro puts there (its alignment to 16 and,
+// with CONFIG_CALL_PADDING, 16 bytes of NOPs), land the entry at N with and without padding.
+TEST(Placement, TheSourceFilesPutTheEntryWhereTheJitDoes) {
+  if (std::system("command -v as >/dev/null 2>&1 && command -v cpp >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "GNU as or cpp is not installed";
+  const std::string dir = ::testing::TempDir() + "placement-" + std::to_string(::getpid());
+  ASSERT_EQ(std::system(("mkdir -p '" + dir + "'").c_str()), 0);
+  for (int place : gen::ParamLimits::kPlacements) {
+    gen::Params params =
+        gen::parseParams("carry=adc,chains=4,unroll=16,tail=overlap,entry=lean,short=64");
+    params.place = place;
+    std::ofstream(dir + "/gas.S") << tuner::renderSource(
+        {params, tuner::SourceStyle::Gas, "csum_partial", {}, {}, {}});
+    ASSERT_TRUE(runIn(dir,
+                      "as '{0}/gas.S' -o '{0}/gas.o' && objcopy -O binary -j .text "
+                      "'{0}/gas.o' '{0}/gas.bin'"))
+        << place;
+    std::vector<std::uint8_t> expected(static_cast<std::size_t>(place), 0xcc);
+    const auto jit = gen::KernelProgram(params).bytes();
+    expected.insert(expected.end(), jit.begin(), jit.end());
+    EXPECT_EQ(fileBytes(dir + "/gas.bin"), expected) << "place=" << place;
+
+    const std::string lines = tuner::placementDirectives(params, tuner::SourceStyle::Kernel);
+    for (const char* config : {"-DCONFIG_CALL_PADDING -DCONFIG_FUNCTION_ALIGNMENT=16",
+                               "-DCONFIG_FUNCTION_ALIGNMENT=16"}) {
+      const bool padded = std::string(config).find("PADDING") != std::string::npos;
+      std::ofstream(dir + "/kernel.S") << "\t.text\n\tnop\n"
+                                       << lines << "\t.balign 16, 0x90\n"
+                                       << (padded ? "\t.skip 16, 0x90\n" : "") << "entry:\n\tret\n";
+      ASSERT_TRUE(runIn(dir, std::string("cpp -P ") + config +
+                                 " '{0}/kernel.S' > '{0}/kernel.s' && as '{0}/kernel.s' -o "
+                                 "'{0}/kernel.o' && objcopy -O binary -j .text '{0}/kernel.o' "
+                                 "'{0}/kernel.bin'"))
+          << config;
+      const auto bytes = fileBytes(dir + "/kernel.bin");
+      ASSERT_GE(bytes.size(), 17u);
+      EXPECT_EQ(bytes.back(), 0xc3);
+      EXPECT_EQ((bytes.size() - 1) % 64, static_cast<std::size_t>(place)) << config;
+      // The 16 bytes in front of the entry are one-byte NOPs: call-depth tracking patches the
+      // padding and checks that it is.
+      EXPECT_TRUE(std::all_of(bytes.end() - 17, bytes.end() - 1, [](auto b) { return b == 0x90; }))
+          << config;
+    }
+  }
+  std::system(("rm -rf '" + dir + "'").c_str());
 }
 
 TEST(KernelStyle, RefusesVectorFamilies) {

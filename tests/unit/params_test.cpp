@@ -91,6 +91,13 @@ INSTANTIATE_TEST_SUITE_P(MiddlePath, ParamsRejects,
                                            BadCase{"carry=avx2,chains=2,unroll=8,mid=128,kind=copy",
                                                    "mid is for summing kernels"}));
 
+INSTANTIATE_TEST_SUITE_P(
+    Placement, ParamsRejects,
+    ::testing::Values(BadCase{"place=8", "place must be 0 or one of 16, 32, 48"},
+                      BadCase{"place=64", "(the entry's offset in a 64-byte line; got 64)"},
+                      BadCase{"place=-16", "place must be 0 or one of"},
+                      BadCase{"place=front", "place=front is not an integer"}));
+
 TEST(Params, RequiredFeatures) {
   EXPECT_TRUE(requiredFeatures(parseParams("carry=adc")).empty());
   EXPECT_EQ(requiredFeatures(parseParams("carry=adcx,chains=2,unroll=4")),
@@ -148,6 +155,19 @@ TEST(Params, ShortTailChain) {
       2);
   EXPECT_EQ(parseParams("chains=4,unroll=32,short=128,tailchains=short").canonical().tailChains,
             Params::kShortTailChain);
+}
+
+// place says where the code sits, not what it runs: printed last and only when it is not 0
+// (so every string printed before it existed reads the same), kept by canonical().
+TEST(Params, Placement) {
+  const Params p = parseParams("chains=6,unroll=30,tail=overlap,place=48");
+  EXPECT_EQ(p.place, 48);
+  EXPECT_EQ(p.toString(), "carry=adc,chains=6,unroll=30,prefetch=0,hint=t0,tail=overlap,place=48");
+  EXPECT_EQ(parseParams(p.toString()), p);
+  EXPECT_EQ(p.canonical().place, 48);
+  EXPECT_EQ(parseParams("place=0").toString(), Params{}.toString());
+  for (int place : ParamLimits::kPlacements)
+    EXPECT_EQ(parseParams("place=" + std::to_string(place)).place, place);
 }
 
 TEST(Params, BlockBytes) {

@@ -1,9 +1,11 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "csumtune/csumtune.h"
 #include "csumtune/gen/kernel_program.hpp"
@@ -111,6 +113,27 @@ TEST(Runtime, CodeAFreedKernelLeavesIsFilledWithInt3) {
                              << (reinterpret_cast<std::uintptr_t>(code) == bigAt
                                      ? " placed where a bigger one was"
                                      : "");
+}
+
+// place=N puts the entry at byte N of a 64-byte line, in front of it only int3, and the code
+// after it is the same bytes wherever it sits (every jump is relative to itself).
+TEST(Runtime, PlacesTheEntryAtItsOffsetInALine) {
+  const std::string frame = "carry=adc,chains=4,unroll=16,tail=overlap,entry=lean,short=64";
+  const Kernel atLine = Jit::compile(frame);
+  const auto* lineCode = reinterpret_cast<const std::uint8_t*>(atLine.fn());
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(lineCode) % 64, 0u);
+  std::vector<std::uint8_t> buf(300);
+  for (std::size_t i = 0; i < buf.size(); ++i) buf[i] = static_cast<std::uint8_t>(i * 37 + 11);
+  for (int place : gen::ParamLimits::kPlacements) {
+    const Kernel placed = Jit::compile(frame + ",place=" + std::to_string(place));
+    const auto* code = reinterpret_cast<const std::uint8_t*>(placed.fn());
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(code) % 64, static_cast<std::uintptr_t>(place));
+    ASSERT_EQ(placed.size(), atLine.size());
+    EXPECT_TRUE(std::equal(code, code + placed.size(), lineCode)) << "place=" << place;
+    for (int i = 1; i <= place; ++i) EXPECT_EQ(code[-i], 0xcc) << i << " bytes before the entry";
+    for (int len : {0, 1, 7, 40, 63, 64, 65, 300})
+      EXPECT_EQ(placed(buf.data(), len, 0x1234u), atLine(buf.data(), len, 0x1234u)) << len;
+  }
 }
 
 TEST(Runtime, RefusesKernelsTheCpuCannotRun) {

@@ -687,5 +687,55 @@ TEST(Tune, FinalistsTheProfileCannotTellApartGoToARunoffAtTheGuardLengths) {
   }
 }
 
+// The winner is measured at every placement together; the one that loses least becomes its
+// `place`, a tie keeps its own, and a measurer without timing leaves it where it was.
+TEST(Tune, TheWinnerGoesWhereItLosesLeastAtTheGuardLengths) {
+  class Placed : public ReplayMeasurer {
+   public:
+    using ReplayMeasurer::ReplayMeasurer;
+    int bestPlace = -1;  // -1: all tie
+    std::vector<gen::Params> measured;
+    std::vector<GuardResult> guardPlacements(const std::vector<gen::Params>& placed,
+                                             const std::vector<int>& lengths) override {
+      measured = placed;
+      auto out = ReplayMeasurer::guard(placed, lengths);
+      for (GuardResult& g : out) {
+        g.excess = bestPlace < 0 || g.params.place == bestPlace ? 0.0 : 0.4;
+        g.worstRatio = 1.05;
+      }
+      return out;
+    }
+  };
+  const gen::Params best = gen::parseParams("carry=adc,chains=4,unroll=16");
+  for (const int bestPlace : {32, -1}) {
+    Placed replay(syntheticTable(best, true));
+    replay.bestPlace = bestPlace;
+    TuneRun run = runFor(true, 1000000);
+    TuneSettings settings;
+    settings.frameShapes = 0;
+    tune(run, replay, settings);
+    ASSERT_EQ(run.end, TuneEnd::Complete) << run.failure;
+    ASSERT_EQ(replay.measured.size(), 4u) << "the winner at 0, 16, 32 and 48";
+    std::vector<int> places;
+    for (const gen::Params& p : replay.measured) {
+      places.push_back(p.place);
+      gen::Params unplaced = p;
+      unplaced.place = 0;
+      EXPECT_EQ(unplaced, replay.measured.front()) << "not the same kernel: " << p.toString();
+    }
+    EXPECT_EQ(places, (std::vector<int>{0, 16, 32, 48}));
+    ASSERT_EQ(run.placement.size(), 4u);
+    EXPECT_EQ(run.finalists.front().params.place, bestPlace < 0 ? 0 : bestPlace);
+  }
+  ReplayMeasurer plain(syntheticTable(best, true));
+  TuneRun run = runFor(true, 1000000);
+  TuneSettings settings;
+  settings.frameShapes = 0;
+  tune(run, plain, settings);
+  ASSERT_EQ(run.end, TuneEnd::Complete) << run.failure;
+  EXPECT_TRUE(run.placement.empty());
+  EXPECT_EQ(run.finalists.front().params.place, 0);
+}
+
 }  // namespace
 }  // namespace csumtune::tuner

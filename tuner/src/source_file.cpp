@@ -186,6 +186,28 @@ gen::ProgramOptions programOptions(const gen::Params& params, SourceStyle style)
   return options;
 }
 
+std::string placementDirectives(const gen::Params& params, SourceStyle style) {
+  const int place = params.place;
+  if (style == SourceStyle::Gas) {
+    return place == 0 ? "\t.p2align 4\n"
+                      : fmt::format("\t.p2align 6, 0xcc\n\t.skip {}, 0xcc\n", place);
+  }
+  if (place == 0) return {};
+  // SYM_FUNC_START aligns to CONFIG_FUNCTION_ALIGNMENT (16 on x86-64 unless a config asks for
+  // more) and, with call padding, puts that many NOP bytes before the entry, which call-depth
+  // tracking may patch and so must be NOPs; the skip here is NOPs too, sized so that both land
+  // the entry at `place`. Functions aligned to more than 16 cannot sit at 16, 32 or 48.
+  return fmt::format(
+      "/* place={0}: the entry at byte {0} of a 64-byte line, where the tune measured it */\n"
+      "\t.p2align 6, 0x90\n"
+      "#if defined(CONFIG_CALL_PADDING) && CONFIG_FUNCTION_ALIGNMENT > 8\n"
+      "\t.fill ({0} - CONFIG_FUNCTION_ALIGNMENT) & 63, 1, 0x90\n"
+      "#else\n"
+      "\t.fill {0}, 1, 0x90\n"
+      "#endif\n",
+      place);
+}
+
 std::string replaceAll(std::string text, std::string_view key, std::string_view value) {
   for (std::size_t at = text.find(key); at != std::string::npos;
        at = text.find(key, at + value.size())) {
@@ -254,6 +276,7 @@ std::string renderSource(const SourceRequest& request) {
         "\n#include <asm/cpufeatures.h>\t/* X86_FEATURE_ADX */";
   }
   text = replaceAll(text, "@INCLUDES@", includes);
+  text = replaceAll(text, "@ALIGN@", placementDirectives(request.params, request.style));
   text = replaceAll(text, "@BODY@", body);
   // ADX is not in every x86-64 CPU the kernel boots on: the entry jumps to an adc body
   // unless boot-time patching (apply_alternatives) finds X86_FEATURE_ADX and turns the jump

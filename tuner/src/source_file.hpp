@@ -55,6 +55,13 @@ std::string defaultSymbol(const gen::Params& params, SourceStyle style);
 gen::ProgramOptions programOptions(const gen::Params& params, SourceStyle style);
 
 // Every occurrence of `key` in `text` replaced by `value` (templates' @NAME@ placeholders).
+// The lines in front of a function that put its entry where the params' `place` says (the
+// offset in a 64-byte line the tune measured it at): for GNU as, `.p2align 4` when place is 0
+// (as always), else a line's alignment and a skip of int3; for the kernel, nothing when place
+// is 0, else a line's alignment and a skip of NOPs that leaves room for what SYM_FUNC_START
+// adds (its alignment and, with CONFIG_CALL_PADDING, its padding).
+std::string placementDirectives(const gen::Params& params, SourceStyle style);
+
 std::string replaceAll(std::string text, std::string_view key, std::string_view value);
 
 }  // namespace csumtune::tuner

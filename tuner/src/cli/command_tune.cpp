@@ -78,8 +78,8 @@ void printSummary(const tuner::HostTuneOutcome& outcome, const TuneOptions& o) {
              run.search.algorithm, run.uniqueThisRun, run.revisits, run.searchSeconds,
              run.stoppedBecause);
   fmt::print(
-      "time     {:.1f} s in all (search {:.1f} s; guard, finalists, runoff, sizes, sweep {:.1f} "
-      "s)\n",
+      "time     {:.1f} s in all (search {:.1f} s; guard, finalists, runoff, placement, sizes, "
+      "sweep {:.1f} s)\n",
       outcome.wholeSeconds, run.searchSeconds,
       std::max(0.0, run.elapsedSeconds - run.searchSeconds));
   fmt::print("machine  {}\n", run.contention.summary(outcome.contention));
@@ -89,6 +89,14 @@ void printSummary(const tuner::HostTuneOutcome& outcome, const TuneOptions& o) {
         "runoff   {} finalists the profile could not tell apart were measured again together at "
         "the guard lengths; the winner lost least there (report.md, Runoff)\n",
         run.runoff.size());
+  }
+  if (!run.placement.empty()) {
+    const auto chosen = std::find_if(run.placement.begin(), run.placement.end(),
+                                     [&](const auto& g) { return g.params == w.params; });
+    fmt::print(
+        "place    {}: the entry at byte {} of a 64-byte line loses least at the guard "
+        "lengths (excess {:.2f}; report.md, Placement)\n",
+        w.params.place, w.params.place, chosen != run.placement.end() ? chosen->excess : 0.0);
   }
   if (const std::string lengths = tuner::sweepSummaryLine(run); !lengths.empty())
     fmt::print("lengths  {}\n", lengths);

@@ -50,7 +50,8 @@ RunFacts readFacts(const std::string& input) {
 // was tuned) and the function, printed as a kernel-style file would print them.
 std::string bodyPiece(const SourceRequest& source, const std::string& name) {
   const RenderedBody body = renderBody(source, name);
-  return fmt::format("{}\nSYM_FUNC_START({})\n{}SYM_FUNC_END({})\n", body.header, name, body.code,
+  return fmt::format("{}\n{}SYM_FUNC_START({})\n{}SYM_FUNC_END({})\n", body.header,
+                     placementDirectives(source.params, SourceStyle::Kernel), name, body.code,
                      name);
 }
 

@@ -76,10 +76,21 @@ json guardJson(const TuneRun& run) {
                       {"worst_cache", toString(g.worstCache)},
                       {"excess", g.excess}});
   }
+  // The winner at each placement, measured together (tune.cpp place).
+  json placement = json::array();
+  for (const GuardResult& g : run.placement) {
+    placement.push_back({{"params", g.params.toString()},
+                         {"place", g.params.place},
+                         {"worst_time_ratio", g.worstRatio},
+                         {"worst_length", g.worstLength},
+                         {"worst_cache", toString(g.worstCache)},
+                         {"excess", g.excess}});
+  }
   return {{"lengths", run.guardLengths},
           {"tolerance", run.guardTolerance},
           {"candidates", candidates},
-          {"runoff", runoff}};
+          {"runoff", runoff},
+          {"placement", placement}};
 }
 
 // Code size as a second objective: the smallest kernel of the space, the Pareto front of the

@@ -311,6 +311,22 @@ std::string renderTuneReport(const TuneRun& run, const std::vector<std::string>&
                         known ? (earlier->excess + g.excess) / 2 : g.excess);
     }
   }
+  if (!run.placement.empty()) {
+    md += fmt::format(
+        "\n### Placement\n\nThe same winner with its entry at each offset of a 64-byte line "
+        "(`place`), measured together with `{}` in one interleaved run at the guard's lengths, "
+        "hot and cold: where a short call's branches fall in the lines the front end fetches "
+        "moves it by a cycle either way. The one that loses least (the smallest excess, then "
+        "the smallest worst ratio) is the winner's placement; the JIT puts it there and "
+        "winner.S aligns to it.\n\n| place | worst time ratio | at length | cache | excess |\n"
+        "|---:|---:|---:|---|---:|\n",
+        run.baseline);
+    for (const GuardResult& g : run.placement) {
+      md += fmt::format("| {}{} | {:.3f} | {} | {} | {:.2f} |\n", g.params.place,
+                        g.params == run.finalists.front().params ? " (chosen)" : "", g.worstRatio,
+                        g.worstLength, toString(g.worstCache), g.excess);
+    }
+  }
   // Best per family, from the search.
   std::map<std::string, std::pair<const Evaluation*, std::size_t>> perFamily;
   for (const auto& e : run.evaluations) {

@@ -158,6 +158,11 @@ std::vector<GuardResult> HostMeasurer::guardTogether(const std::vector<gen::Para
   return guardInGroups(candidates, lengths, candidates.size(), 31);
 }
 
+std::vector<GuardResult> HostMeasurer::guardPlacements(const std::vector<gen::Params>& placed,
+                                                       const std::vector<int>& lengths) {
+  return guardInGroups(placed, lengths, placed.size(), 31);
+}
+
 std::vector<GuardResult> HostMeasurer::guardInGroups(const std::vector<gen::Params>& candidates,
                                                      const std::vector<int>& lengths,
                                                      std::size_t groupSize, int repeat) {

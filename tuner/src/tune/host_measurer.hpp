@@ -36,6 +36,8 @@ class HostMeasurer : public TuneMeasurer {
                                  const std::vector<int>& lengths) override;
   std::vector<GuardResult> guardTogether(const std::vector<gen::Params>& candidates,
                                          const std::vector<int>& lengths) override;
+  std::vector<GuardResult> guardPlacements(const std::vector<gen::Params>& placed,
+                                           const std::vector<int>& lengths) override;
   std::optional<std::string> failsFullPlan(const gen::Params& winner) override;
   std::vector<SweepPoint> sweep(const gen::Params& winner) override;
   std::size_t noiseRetries() const override { return guard_.retries(); }

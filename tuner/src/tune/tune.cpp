@@ -285,6 +285,36 @@ void runoff(TuneRun& run, TuneMeasurer& measurer, const TuneSettings& settings) 
   std::rotate(run.finalists.begin(), chosen, chosen + 1);
 }
 
+// Where the winner's code sits decides a cycle of a short call either way (how its branches
+// and their targets fall into the lines the front end fetches), and so whether it loses to
+// the reference at a short length by one cycle in ten. The same kernel at each placement is
+// measured together at the guard's lengths, hot and cold, and the one that loses least (the
+// smallest excess, then the smallest worst ratio; the winner's own placement on a tie) goes
+// into the winner's params: the JIT places it there, winner.S aligns and pads to it.
+void place(TuneRun& run, TuneMeasurer& measurer, const TuneSettings& settings) {
+  if (run.finalists.empty()) return;
+  gen::Params& winner = run.finalists.front().params;
+  std::vector<gen::Params> placed{winner};
+  std::vector<int> offsets{0};
+  for (int offset : gen::ParamLimits::kPlacements) offsets.push_back(offset);
+  for (int offset : offsets) {
+    gen::Params p = winner;
+    p.place = offset;
+    if (!(p == winner)) placed.push_back(p);
+  }
+  startPhase(&measurer, settings, "placement", 0);
+  run.placement = measurer.guardPlacements(placed, settings.guardLengths);
+  if (run.placement.size() != placed.size()) {
+    run.placement.clear();
+    return;
+  }
+  const auto least = std::min_element(
+      run.placement.begin(), run.placement.end(), [](const GuardResult& a, const GuardResult& b) {
+        return std::pair{a.excess, a.worstRatio} < std::pair{b.excess, b.worstRatio};
+      });
+  winner = least->params;
+}
+
 // The finalists, widened: those already measured, the best of every carry family, and the
 // next best overall, up to twice as many.
 std::vector<Evaluation> widenedFinalists(const TuneRun& run, std::size_t count) {
@@ -457,6 +487,8 @@ void tuneInterruptibly(TuneRun& run, TuneMeasurer& measurer, const TuneSettings&
   }
   if (settings.guardCandidates > 0) {
     runoff(run, measurer, settings);
+    if (settings.interrupted && settings.interrupted->load()) return finish(TuneEnd::Interrupted);
+    place(run, measurer, settings);
     if (settings.interrupted && settings.interrupted->load()) return finish(TuneEnd::Interrupted);
   }
   if (!settings.sizeLimits.empty()) {

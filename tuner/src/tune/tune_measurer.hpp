@@ -42,6 +42,15 @@ class TuneMeasurer : public CandidateMeasurer {
                                                  const std::vector<int>& lengths) {
     return guard(candidates, lengths);
   }
+  // The same kernel at each of its placements (params that differ in `place` only), timed
+  // together with the baseline as guardTogether does. A measurer without timing has nothing
+  // to tell them apart by and answers nothing: the placement stage then keeps the winner's.
+  virtual std::vector<GuardResult> guardPlacements(const std::vector<gen::Params>& placed,
+                                                   const std::vector<int>& lengths) {
+    (void)placed;
+    (void)lengths;
+    return {};
+  }
   // Why the winner fails the full correctness plan, or nothing when it passes.
   virtual std::optional<std::string> failsFullPlan(const gen::Params& winner) = 0;
   // The winner and the baseline across lengths (may be empty).

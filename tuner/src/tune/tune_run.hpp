@@ -64,6 +64,9 @@ struct TuneRun {
   // The finalists the profile could not tell from the first, measured again together at the
   // guard lengths (empty when there was no tie): the one that loses least there went first.
   std::vector<GuardResult> runoff;
+  // The winner at every placement (`place`: its entry's offset in a 64-byte line), measured
+  // together at the guard lengths (empty when not measured): the one that loses least won.
+  std::vector<GuardResult> placement;
   ContentionReport contention;              // how busy the machine was, phase by phase
   std::vector<SizeLimitResult> sizeLimits;  // the winner first, then smaller limits' winners
   std::size_t smallestBytes = 0;            // the smallest kernel of the space searched

@@ -132,6 +132,9 @@ struct ParamLimits {
   static constexpr int kShortBounds[] = {64, 128, 256};
   // mid=N: the SIMD families' middle path's bound, 0 (none) or one of these.
   static constexpr int kMidBounds[] = {128, 256, 512};
+  // place=N: where the entry sits in a 64-byte line of code, 0 or one of these.
+  static constexpr int kPlacements[] = {16, 32, 48};
+  static constexpr int kPlacementLine = 64;
 };
 
 struct Params {
@@ -164,6 +167,13 @@ struct Params {
   // (AVX-512: vmovdqu8 under a byte mask; AVX2: vpmaskmovd of its whole dwords, the last 0..3
   // bytes by the frame's byte tail), one reduction, no loop set-up and no pushes. 0 = none.
   int mid = 0;
+  // Where the code sits: its first byte at this offset of a 64-byte line (the JIT places it
+  // there, the .S files align and pad to it). Not an instruction of the kernel: the same
+  // bytes run wherever they sit, but a short call's few cycles depend on how its branches and
+  // their targets fall into the lines and windows the front end fetches, by a cycle either
+  // way, and the file it is measured against sits wherever its link put it. 0 (a line's
+  // start, what the JIT always did) or 16, 32, 48: the kernel aligns its functions to 16.
+  int place = 0;
 
   // Chains the word tails spread over: on the short paths, or (afterLoop) after the main loop.
   int wordTailChains(bool afterLoop) const {
