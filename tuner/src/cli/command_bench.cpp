@@ -170,6 +170,13 @@ void addBenchCommand(CLI::App& app) {
                   "csum-copy_64.S), built for user space against stand-in headers: the file, the "
                   "tree's top directory or a source archive such as "
                   "/usr/src/linux-source-6.12.tar.xz (repeatable)");
+  cmd->add_option("--baseline-place", options->request.baselinePlaces,
+                  "Build each --baseline-source file once for each of these entry offsets in a "
+                  "64-byte line (0,16,32,48: where a link may put a 16-byte aligned function) "
+                  "and time them all, to see how far the file itself moves with where it sits; "
+                  "default: once, where the compiler puts it")
+      ->delimiter(',')
+      ->check(CLI::IsMember({0, 16, 32, 48}));
   cmd->add_option("--two-pass", options->twoPass,
                   "With copying kernels (kind=copy): also time memcpy followed by this summing "
                   "kernel, e.g. a tuned winner (repeatable)");

@@ -60,6 +60,8 @@ KernelSet prepareCopyKernels(const HostBenchRequest& request) {
     }
   }
   using Call = TimedKernel::Call;
+  if (!request.baselinePlaces.empty())
+    throw BadRequest("--baseline-place places a csum_partial file: not for copying kernels");
   // --baseline-source: a tree's csum-copy_64.S itself, assembled unmodified.
   for (const std::string& path : request.baselineSources) {
     set.sources.push_back(std::make_unique<SourceBaseline>(path, SourceKind::Copy, request.seed));
@@ -153,18 +155,26 @@ KernelSet prepareKernels(const HostBenchRequest& request, const HostBenchHooks& 
         {b.name, "", b.kind, b.fn, functionSize(reinterpret_cast<const void*>(b.fn))});
     if (!b.acceptsNegativeLength) set.nonNegativeOnly.insert(b.name);
   }
+  if (!request.baselinePlaces.empty() && request.baselineSources.empty())
+    throw BadRequest("--baseline-place places the files of --baseline-source: give one");
+  std::vector<std::optional<int>> places(request.baselinePlaces.begin(),
+                                         request.baselinePlaces.end());
+  if (places.empty()) places.push_back(std::nullopt);
   for (const std::string& path : request.baselineSources) {
-    set.sources.push_back(std::make_unique<SourceBaseline>(path, SourceKind::Sum, request.seed));
-    const auto& source = *set.sources.back();
-    if (source.copies()) {
-      throw BadRequest(fmt::format(
-          "--baseline-source {} is csum_partial_copy_generic: a baseline for copying kernels "
-          "(--params ...,kind=copy)",
-          path));
+    for (const std::optional<int>& place : places) {
+      set.sources.push_back(
+          std::make_unique<SourceBaseline>(path, SourceKind::Sum, request.seed, place));
+      const auto& source = *set.sources.back();
+      if (source.copies()) {
+        throw BadRequest(fmt::format(
+            "--baseline-source {} is csum_partial_copy_generic: a baseline for copying kernels "
+            "(--params ...,kind=copy)",
+            path));
+      }
+      if (hooks.note && place == places.front()) hooks.note("note: " + slackNote(source));
+      set.timed.push_back({source.name(), source.path(), TimedKind::BaselineSource, source.fn(),
+                           functionSize(reinterpret_cast<const void*>(source.fn()))});
     }
-    if (hooks.note) hooks.note("note: " + slackNote(source));
-    set.timed.push_back({source.name(), source.path(), TimedKind::BaselineSource, source.fn(),
-                         functionSize(reinterpret_cast<const void*>(source.fn()))});
   }
   for (const gen::Params& p : params) {
     set.jit.push_back(Jit::compile(p));  // refuses kernels the CPU cannot run (exit 2)

@@ -33,6 +33,9 @@ struct HostBenchRequest {
   bool latency = false;  // each call's buffer address waits for the previous result
   std::uint64_t seed = 1;
   std::vector<std::string> baselineSources;  // kernel trees' own files
+  // Each of them built once for each of these entry offsets in a line (empty: once, placed
+  // as the compiler places it).
+  std::vector<int> baselinePlaces;
   std::vector<gen::Params> twoPass;          // copying runs: memcpy + these summing kernels
 };
 

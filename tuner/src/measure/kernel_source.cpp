@@ -486,8 +486,9 @@ bool insideTree(const fs::path& file, const std::string& path, const fs::path& d
 
 }  // namespace
 
-SourceBaseline::SourceBaseline(const std::string& path, SourceKind kind, std::uint64_t seed)
-    : path_(path) {
+SourceBaseline::SourceBaseline(const std::string& path, SourceKind kind, std::uint64_t seed,
+                               std::optional<int> place)
+    : place_(place), path_(path) {
   const HeldSignals held;          // destroyed last: a Ctrl-C is delivered after the cleanup
   const ScratchDirectory scratch;  // gone once the library is loaded (dlopen keeps its mapping)
   try {
@@ -520,6 +521,13 @@ void SourceBaseline::build(SourceKind kind, std::uint64_t seed, const fs::path& 
   name_ = version.empty() ? "source:" + results::printable(file.filename().string())
                           : "linux-" + version + " (source)";
   shownPath_ = results::printable(path_, 300);
+  if (place_) {
+    if (*place_ < 0 || *place_ >= 64 || *place_ % 16 != 0)
+      throw SourceBaselineError(fmt::format("a file's place must be 0, 16, 32 or 48 (got {})", *place_));
+    if (file.extension() == ".S")
+      throw SourceBaselineError("a place is for a csum_partial file, not csum-copy_64.S");
+    name_ += fmt::format(" place={}", *place_);
+  }
   const std::string what = fmt::format("{} ({})", name_, shownPath_);
 
   writeFile(dir / "include/linux/compiler.h", templates::stub_linux_compiler());
@@ -555,6 +563,12 @@ void SourceBaseline::build(SourceKind kind, std::uint64_t seed, const fs::path& 
                                 "-I",
                                 (dir / "include").string()};
   if (assembly) argv.push_back("-D__ASSEMBLY__");  // as kbuild assembles a .S
+  if (place_) {
+    // Every function on a line, and `place` NOPs in front of each entry (the kernel's own
+    // call padding is made the same way): the entry lands at byte `place` of its line.
+    argv.push_back("-falign-functions=64");
+    if (*place_ > 0) argv.push_back(fmt::format("-fpatchable-function-entry={0},{0}", *place_));
+  }
   argv.insert(argv.end(), {copy.string(), "-o", object.string()});
   const int exitStatus = run(argv, dir / "compile.log", output, kCompileSeconds, kMaxObjectBytes);
   if (exitStatus != 0) {
@@ -575,6 +589,11 @@ void SourceBaseline::build(SourceKind kind, std::uint64_t seed, const fs::path& 
   const char* symbol = assembly ? "csum_partial_copy_generic" : "csum_partial";
   void* found = dlsym(handle_, symbol);
   if (!found) throw SourceBaselineError(fmt::format("{} defines no {}", file.string(), symbol));
+  if (place_ && reinterpret_cast<std::uintptr_t>(found) % 64 != static_cast<std::uintptr_t>(*place_)) {
+    throw SourceBaselineError(fmt::format(
+        "{} could not be placed at byte {} of a line: {} put its entry at byte {}", file.string(),
+        *place_, compiler, reinterpret_cast<std::uintptr_t>(found) % 64));
+  }
   if (assembly) {
     copyGeneric_ = reinterpret_cast<CopyGenericFn>(found);
   } else {

@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <stdexcept>
+#include <optional>
 #include <string>
 
 #include "csumtune/kernel_fn.hpp"
@@ -46,8 +47,13 @@ class SourceBaseline {
   // (SourceBaselineError), one that sums wrongly throws SourceBaselineWrong. The source is
   // read through the bounded reader (a regular file of at most 1 MiB; from a tree or an
   // archive, no link) and the compiler builds that copy.
+  //
+  // `place` (a summing file only): build it with its entry at that byte of a 64-byte line (the
+  // compiler aligns functions to 64 and puts `place` bytes of NOPs in front of the entry), so
+  // that the file can be timed wherever a link may put it; name() then says where. Without it
+  // the compiler places it as it always does.
   explicit SourceBaseline(const std::string& path, SourceKind kind = SourceKind::Sum,
-                          std::uint64_t seed = 1);
+                          std::uint64_t seed = 1, std::optional<int> place = std::nullopt);
   ~SourceBaseline();
   SourceBaseline(const SourceBaseline&) = delete;
   SourceBaseline& operator=(const SourceBaseline&) = delete;
@@ -82,6 +88,7 @@ class SourceBaseline {
  private:
   void build(SourceKind kind, std::uint64_t seed, const std::filesystem::path& dir);
 
+  std::optional<int> place_;
   std::string path_, shownPath_, name_;
   void* handle_ = nullptr;
   KernelFn fn_ = nullptr;
