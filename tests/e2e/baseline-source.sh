@@ -52,6 +52,23 @@ for k in d["kernels"]:
     assert len(k["results"]) == 4 and all(r["per_byte"]["median"] > 0 for r in k["results"]), k["name"]
 PY
 
+# --baseline-place: the file built once per entry offset in a line, each verified and timed,
+# named by its place; an offset a 16-byte aligned function cannot have, exit 2.
+"$CSUMTUNE" bench --baseline-source "$tree612" --baseline-place 0,48 --sizes 20 --repeat 5 \
+  --format json >"$work/placed.json" 2>"$work/err"
+status=$?
+check "bench --baseline-place 0,48 exits 0 (status $status: $(head -c 300 "$work/err"))" test $status -eq 0
+check "the file is timed at byte 0 and at byte 48 of a line" python3 - "$work/placed.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+names = [k["name"] for k in d["kernels"] if k["kind"] == "baseline-source"]
+assert len(names) == 2 and names[0].endswith(" place=0") and names[1].endswith(" place=48"), names
+PY
+expect --as "--baseline-place 8 is refused" 2 "not in {0,16,32,48}" -- \
+  "$CSUMTUNE" bench --baseline-source "$tree612" --baseline-place 8 --sizes 20 --repeat 5
+expect --as "--baseline-place without --baseline-source is refused" 2 "give one" -- \
+  "$CSUMTUNE" bench --baseline-place 16 --sizes 20 --repeat 5
+
 # The tree's top directory and Debian's source archive stand for the file (the kind picks
 # csum-partial_64.c or csum-copy_64.S); the name still comes from the tree's Makefile.
 "$CSUMTUNE" bench --baseline-source /usr/src/linux-source-6.12.tar.xz --baseline-source "$tree612" \

@@ -338,7 +338,8 @@ TEST(Contention, AWholeTuneReportsEachPhase) {
                               << static_cast<int>(run.end) << " " << run.evaluations.size();
   std::vector<std::string> names;
   for (const auto& p : run.contention.phases) names.push_back(p.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"search", "guard", "finalists", "sizes", "sweep"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"search", "guard", "finalists", "placement", "sizes",
+                                             "sweep"}));
   EXPECT_EQ(run.contention.phase("search")->measurements, run.uniqueThisRun);
   EXPECT_NEAR(run.contention.phase("search")->disturbedShare(), 20.0 / 60, 0.05);
   EXPECT_TRUE(run.contention.disturbed());

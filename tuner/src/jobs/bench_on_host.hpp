@@ -36,7 +36,7 @@ struct HostBenchRequest {
   // Each of them built once for each of these entry offsets in a line (empty: once, placed
   // as the compiler places it).
   std::vector<int> baselinePlaces;
-  std::vector<gen::Params> twoPass;          // copying runs: memcpy + these summing kernels
+  std::vector<gen::Params> twoPass;  // copying runs: memcpy + these summing kernels
 };
 
 struct HostBenchHooks {

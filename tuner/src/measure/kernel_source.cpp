@@ -523,7 +523,8 @@ void SourceBaseline::build(SourceKind kind, std::uint64_t seed, const fs::path& 
   shownPath_ = results::printable(path_, 300);
   if (place_) {
     if (*place_ < 0 || *place_ >= 64 || *place_ % 16 != 0)
-      throw SourceBaselineError(fmt::format("a file's place must be 0, 16, 32 or 48 (got {})", *place_));
+      throw SourceBaselineError(
+          fmt::format("a file's place must be 0, 16, 32 or 48 (got {})", *place_));
     if (file.extension() == ".S")
       throw SourceBaselineError("a place is for a csum_partial file, not csum-copy_64.S");
     name_ += fmt::format(" place={}", *place_);
@@ -589,7 +590,8 @@ void SourceBaseline::build(SourceKind kind, std::uint64_t seed, const fs::path& 
   const char* symbol = assembly ? "csum_partial_copy_generic" : "csum_partial";
   void* found = dlsym(handle_, symbol);
   if (!found) throw SourceBaselineError(fmt::format("{} defines no {}", file.string(), symbol));
-  if (place_ && reinterpret_cast<std::uintptr_t>(found) % 64 != static_cast<std::uintptr_t>(*place_)) {
+  if (place_ &&
+      reinterpret_cast<std::uintptr_t>(found) % 64 != static_cast<std::uintptr_t>(*place_)) {
     throw SourceBaselineError(fmt::format(
         "{} could not be placed at byte {} of a line: {} put its entry at byte {}", file.string(),
         *place_, compiler, reinterpret_cast<std::uintptr_t>(found) % 64));

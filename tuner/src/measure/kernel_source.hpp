@@ -6,8 +6,8 @@
 #pragma once
 
 #include <filesystem>
-#include <stdexcept>
 #include <optional>
+#include <stdexcept>
 #include <string>
 
 #include "csumtune/kernel_fn.hpp"
