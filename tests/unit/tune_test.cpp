@@ -295,7 +295,7 @@ TEST(Tune, AnInterruptWithinAPhaseEndsTheRunThere) {
     std::vector<SweepPoint> sweep(const gen::Params&) override {
       flag->store(true);
       throwIfInterrupted();  // what the host measurer's phases do between samples
-      return {{8, CacheState::Hot, 1, 1}};
+      return {{8, CacheState::Hot, 1, 1, {}}};
     }
   };
   std::atomic<bool> interrupted{false};
@@ -735,6 +735,49 @@ TEST(Tune, TheWinnerGoesWhereItLosesLeastAtTheGuardLengths) {
   ASSERT_EQ(run.end, TuneEnd::Complete) << run.failure;
   EXPECT_TRUE(run.placement.empty());
   EXPECT_EQ(run.finalists.front().params.place, 0);
+}
+
+// With the file measured at each of its placements, the sweep's verdicts say both: slower than
+// the file as the compiler placed it, and slower than it wherever it sits (its slowest
+// placement); the report, the summary line and results.json carry the second.
+TEST(Tune, TheSweepSaysWhereTheWinnerLosesToTheFileWhereverItSits) {
+  TuneRun run = runFor(true, 10);
+  run.baseline = "linux-6.12.118 (source)";
+  run.end = TuneEnd::Complete;
+  run.finalists.push_back(FinalistResult{});
+  run.sweep = {
+      // Slower than the file here, not than its slowest placement.
+      {16, CacheState::Hot, 1.1, 1.0, {1.0, 1.2, 1.0, 1.0}},
+      // Slower than every placement.
+      {24, CacheState::Hot, 1.1, 1.0, {1.0, 1.0, 1.05, 1.0}},
+      {16, CacheState::Cold, 0.9, 1.0, {1.0, 1.0, 1.0, 1.0}},
+  };
+  const SweepSummary s = summarizeSweep(run);
+  EXPECT_EQ(s.hot.lengths, (std::vector<int>{16, 24}));
+  ASSERT_TRUE(s.hot.placed);
+  EXPECT_EQ(s.hot.slowerThanEveryPlacement, std::vector<int>{24});
+  EXPECT_EQ(s.hot.worstPlacedLength, 24);
+  EXPECT_NEAR(s.hot.worstPlacedRatio, 1.1 / 1.05, 1e-9);
+  EXPECT_TRUE(s.cold.slowerThanEveryPlacement.empty());
+  const std::string line = sweepSummaryLine(run);
+  EXPECT_NE(line.find("than the file at every one of its placements: 1 hot (worst 1.048 at 24 B), "
+                      "0 cold"),
+            std::string::npos)
+      << line;
+  const std::string md = renderTuneReport(run, {});
+  EXPECT_NE(md.find("**wherever it sits** (than its slowest placement) hot at 1 length: 24; cold "
+                    "at 0."),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| 24 | **1.100 slower** |  | **1.048 slower** |  |"), std::string::npos) << md;
+  const auto json = toJson(run);
+  ASSERT_EQ(json["sweep"][1]["baseline_placed_per_byte"].size(), 4u);
+  EXPECT_NEAR(json["sweep"][1]["time_ratio_to_slowest_placement"].get<double>(), 1.1 / 1.05, 1e-9);
+  // Without the placements: no such verdict anywhere.
+  for (SweepPoint& p : run.sweep) p.placedPerByte.clear();
+  EXPECT_EQ(sweepSummaryLine(run).find("placements"), std::string::npos);
+  EXPECT_EQ(renderTuneReport(run, {}).find("wherever it sits"), std::string::npos);
+  EXPECT_FALSE(toJson(run)["sweep"][1].contains("baseline_placed_per_byte"));
 }
 
 }  // namespace

@@ -218,6 +218,27 @@ HostTuneOutcome tuneOnHost(const HostTuneRequest& request, const HostTuneHooks& 
   HostMeasurer measurer(
       profile, baseline, *timer, workload, run.measure, run.final,
       [&](const std::string& note) { say(hooks, note); }, &otherWorkload, &monitor);
+  // A tree's file moves by a cycle at short lengths with where its link puts it: the sweep
+  // also measures it built at each entry offset of a line, so that the report can say where
+  // the winner is slower than the file wherever it sits. A compiler that cannot place it
+  // leaves the sweep as it was.
+  std::vector<std::unique_ptr<SourceBaseline>> placedSources;
+  if (source && !source->copies()) {
+    try {
+      std::vector<Baseline> placed;
+      for (int place : {0, 16, 32, 48}) {
+        placedSources.push_back(std::make_unique<SourceBaseline>(
+            request.baselineSource, SourceKind::Sum, request.seed, place));
+        placed.push_back(placedSources.back()->baseline());
+      }
+      measurer.sweepAgainstPlacements(std::move(placed));
+    } catch (const SourceBaselineError& e) {
+      placedSources.clear();
+      say(hooks, fmt::format("note: the sweep compares with the file as the compiler placed it "
+                             "only: {}",
+                             e.what()));
+    }
+  }
   settings.interrupted = hooks.interrupted;
   settings.phaseStarted = hooks.phaseStarted;
   settings.progress = hooks.progress;

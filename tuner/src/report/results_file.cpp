@@ -202,11 +202,16 @@ json toJson(const TuneRun& run) {
   for (const auto& f : run.finalists) finalists.push_back(finalistJson(f));
   json sweep = json::array();
   for (const auto& p : run.sweep) {
-    sweep.push_back({{"size", p.size},
-                     {"cache", toString(p.cache)},
-                     {"winner_per_byte", p.winnerPerByte},
-                     {"baseline_per_byte", p.baselinePerByte},
-                     {"time_ratio", p.ratio()}});
+    json point = {{"size", p.size},
+                  {"cache", toString(p.cache)},
+                  {"winner_per_byte", p.winnerPerByte},
+                  {"baseline_per_byte", p.baselinePerByte},
+                  {"time_ratio", p.ratio()}};
+    if (!p.placedPerByte.empty()) {
+      point["baseline_placed_per_byte"] = p.placedPerByte;
+      point["time_ratio_to_slowest_placement"] = p.ratioToSlowestPlacement();
+    }
+    sweep.push_back(std::move(point));
   }
   json j = {
       {"generator_version", gen::kGeneratorVersion},

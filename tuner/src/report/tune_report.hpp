@@ -17,6 +17,12 @@ struct SlowerLengths {
   std::size_t measured = 0;  // lengths swept in this cache state
   double worstRatio = 0;     // the highest time ratio winner / baseline (any length)
   int worstLength = 0;
+  // Against the file at each of its placements (when the sweep measured them): the lengths
+  // where the winner is slower than the file at its slowest placement, i.e. wherever it sits.
+  bool placed = false;
+  std::vector<int> slowerThanEveryPlacement;  // ascending
+  double worstPlacedRatio = 0;
+  int worstPlacedLength = 0;
 };
 struct SweepSummary {
   SlowerLengths hot, cold;

@@ -2,6 +2,8 @@
 // baseline, and the winner's sweep over lengths. Data only (results.json, reports).
 #pragma once
 
+#include <algorithm>
+
 #include <vector>
 
 #include "measure/stats.hpp"
@@ -34,6 +36,16 @@ struct SweepPoint {
   double baselinePerByte = 0;
   // Time ratio winner / baseline: under 1 the winner is faster.
   double ratio() const { return baselinePerByte > 0 ? winnerPerByte / baselinePerByte : 0; }
+  // The baseline (a tree's file) built with its entry at each offset of a line (0, 16, 32,
+  // 48), measured in the same run: where a link may put it. Empty when not measured.
+  std::vector<double> placedPerByte;
+  // Time ratio winner / the file at its slowest placement: above 1 the winner is slower than
+  // the file wherever it sits (0 when the placements were not measured).
+  double ratioToSlowestPlacement() const {
+    if (placedPerByte.empty()) return 0;
+    const double slowest = *std::max_element(placedPerByte.begin(), placedPerByte.end());
+    return slowest > 0 ? winnerPerByte / slowest : 0;
+  }
 };
 
 // A candidate against the baseline at the guard lengths: its worst time ratio there.

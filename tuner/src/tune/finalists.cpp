@@ -139,7 +139,8 @@ std::vector<int> sweepSizes() {
 
 std::vector<SweepPoint> sweepLengths(const gen::Params& winner, const Baseline& baseline,
                                      Timer& timer, Workload& workload, int repeat,
-                                     const ProgressFn& progress, RoundGate* gate) {
+                                     const ProgressFn& progress, RoundGate* gate,
+                                     const std::vector<Baseline>& placed) {
   const Kernel kernel = Jit::compile(winner);
   MeasureConfig config;
   for (int size : sweepSizes()) {
@@ -148,14 +149,20 @@ std::vector<SweepPoint> sweepLengths(const gen::Params& winner, const Baseline& 
   config.repeat = repeat;
   config.targetBatchTicks = 200000;
   config.gate = gate;
-  const auto samples = measureInterleaved({timedBaseline(baseline), timedKernel(kernel, "winner")},
-                                          config, timer, workload, progress);
+  std::vector<TimedKernel> timed{timedBaseline(baseline), timedKernel(kernel, "winner")};
+  for (const Baseline& b : placed) timed.push_back(timedBaseline(b));
+  const auto samples = measureInterleaved(timed, config, timer, workload, progress);
   std::vector<SweepPoint> points;
   for (std::size_t i = 0; i < config.sizes.size(); ++i) {
     const int size = config.sizes[i];
-    points.push_back({size, workload.config().cache,
-                      summarize(samples[1].sizes[i].perCall).median / size,
-                      summarize(samples[0].sizes[i].perCall).median / size});
+    SweepPoint point{size,
+                     workload.config().cache,
+                     summarize(samples[1].sizes[i].perCall).median / size,
+                     summarize(samples[0].sizes[i].perCall).median / size,
+                     {}};
+    for (std::size_t k = 2; k < samples.size(); ++k)
+      point.placedPerByte.push_back(summarize(samples[k].sizes[i].perCall).median / size);
+    points.push_back(std::move(point));
   }
   return points;
 }

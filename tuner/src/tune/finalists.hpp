@@ -25,9 +25,11 @@ std::vector<FinalistResult> remeasureFinalists(const std::vector<Evaluation>& fi
 // path's whole range and more), then steps to 64 KiB.
 std::vector<int> sweepSizes();
 
-// Winner and baseline interleaved across sweepSizes() (those the workload can hold).
+// Winner and baseline interleaved across sweepSizes() (those the workload can hold), and in
+// the same rounds the baseline at each of its placements (`placed`, may be empty).
 std::vector<SweepPoint> sweepLengths(const gen::Params& winner, const Baseline& baseline,
                                      Timer& timer, Workload& workload, int repeat,
-                                     const ProgressFn& progress = {}, RoundGate* gate = nullptr);
+                                     const ProgressFn& progress = {}, RoundGate* gate = nullptr,
+                                     const std::vector<Baseline>& placed = {});
 
 }  // namespace csumtune::tuner

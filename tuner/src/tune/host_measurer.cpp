@@ -227,8 +227,8 @@ std::vector<SweepPoint> HostMeasurer::sweep(const gen::Params& winner) {
   std::vector<SweepPoint> points;
   for (Workload* workload : workloads) {
     const Window window = openWindow();
-    auto part =
-        sweepLengths(winner, baseline_, timer_, *workload, 41, stopOnInterrupt(), quietRounds());
+    auto part = sweepLengths(winner, baseline_, timer_, *workload, 41, stopOnInterrupt(),
+                             quietRounds(), placed_);
     closeWindow(window, false);
     points.insert(points.end(), part.begin(), part.end());
   }

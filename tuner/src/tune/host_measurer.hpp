@@ -41,6 +41,8 @@ class HostMeasurer : public TuneMeasurer {
   std::optional<std::string> failsFullPlan(const gen::Params& winner) override;
   std::vector<SweepPoint> sweep(const gen::Params& winner) override;
   std::size_t noiseRetries() const override { return guard_.retries(); }
+  // The reference (a tree's file) at each of its placements: the sweep measures them too.
+  void sweepAgainstPlacements(std::vector<Baseline> placed) { placed_ = std::move(placed); }
   void beginPhase(const std::string& name) override;
   ContentionReport contention() override;
 
@@ -65,6 +67,7 @@ class HostMeasurer : public TuneMeasurer {
   FinalSettings final_;
   std::function<void(const std::string&)> note_;
   Baseline baseline_;
+  std::vector<Baseline> placed_;
   VerifyFixture fixture_;
   NoiseGuard guard_;
   ContentionMonitor* monitor_;
