@@ -66,6 +66,8 @@ assert len(names) == 2 and names[0].endswith(" place=0") and names[1].endswith("
 PY
 expect --as "--baseline-place 8 is refused" 2 "not in {0,16,32,48}" -- \
   "$CSUMTUNE" bench --baseline-source "$tree612" --baseline-place 8 --sizes 20 --repeat 5
+expect --as "--baseline-place 16,16 is refused" 2 "gives 16 twice" -- \
+  "$CSUMTUNE" bench --baseline-source "$tree612" --baseline-place 16,16 --sizes 20 --repeat 5
 expect --as "--baseline-place without --baseline-source is refused" 2 "give one" -- \
   "$CSUMTUNE" bench --baseline-place 16 --sizes 20 --repeat 5
 

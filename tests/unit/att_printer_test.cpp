@@ -359,26 +359,43 @@ TEST(Placement, TheSourceFilesPutTheEntryWhereTheJitDoes) {
     expected.insert(expected.end(), jit.begin(), jit.end());
     EXPECT_EQ(fileBytes(dir + "/gas.bin"), expected) << "place=" << place;
 
+    // The kernel file has the lines right in front of SYM_FUNC_START.
+    const std::string kernelText =
+        tuner::renderSource({params, tuner::SourceStyle::Kernel, "csum_partial", {}, {}, {}});
     const std::string lines = tuner::placementDirectives(params, tuner::SourceStyle::Kernel);
-    for (const char* config : {"-DCONFIG_CALL_PADDING -DCONFIG_FUNCTION_ALIGNMENT=16",
-                               "-DCONFIG_FUNCTION_ALIGNMENT=16"}) {
-      const bool padded = std::string(config).find("PADDING") != std::string::npos;
-      std::ofstream(dir + "/kernel.S") << "\t.text\n\tnop\n"
-                                       << lines << "\t.balign 16, 0x90\n"
-                                       << (padded ? "\t.skip 16, 0x90\n" : "") << "entry:\n\tret\n";
-      ASSERT_TRUE(runIn(dir, std::string("cpp -P ") + config +
+    EXPECT_NE(kernelText.find(lines + "SYM_FUNC_START(csum_partial)"), std::string::npos)
+        << kernelText;
+    struct Config {
+      const char* defines;
+      int alignment;
+      bool padded;
+      int expected;  // where the entry lands
+    };
+    for (const Config& config :
+         {Config{"-DCONFIG_CALL_PADDING -DCONFIG_FUNCTION_ALIGNMENT=16", 16, true, place},
+          Config{"-DCONFIG_FUNCTION_ALIGNMENT=16", 16, false, place},
+          Config{"", 16, false, place},  // a tree before CONFIG_FUNCTION_ALIGNMENT (6.1)
+          // Aligned to 64: nothing can put it at 16, 32 or 48, and the lines do nothing.
+          Config{"-DCONFIG_CALL_PADDING -DCONFIG_FUNCTION_ALIGNMENT=64", 64, true, 0}}) {
+      std::ofstream(dir + "/kernel.S")
+          << "\t.text\n\tnop\n"
+          << lines << "\t.balign " << config.alignment << ", 0x90\n"
+          << (config.padded ? "\t.skip " + std::to_string(config.alignment) + ", 0x90\n" : "")
+          << "entry:\n\tret\n";
+      ASSERT_TRUE(runIn(dir, std::string("cpp -P ") + config.defines +
                                  " '{0}/kernel.S' > '{0}/kernel.s' && as '{0}/kernel.s' -o "
                                  "'{0}/kernel.o' && objcopy -O binary -j .text '{0}/kernel.o' "
                                  "'{0}/kernel.bin'"))
-          << config;
+          << config.defines;
       const auto bytes = fileBytes(dir + "/kernel.bin");
       ASSERT_GE(bytes.size(), 17u);
       EXPECT_EQ(bytes.back(), 0xc3);
-      EXPECT_EQ((bytes.size() - 1) % 64, static_cast<std::size_t>(place)) << config;
+      EXPECT_EQ((bytes.size() - 1) % 64, static_cast<std::size_t>(config.expected))
+          << config.defines;
       // The 16 bytes in front of the entry are one-byte NOPs: call-depth tracking patches the
       // padding and checks that it is.
       EXPECT_TRUE(std::all_of(bytes.end() - 17, bytes.end() - 1, [](auto b) { return b == 0x90; }))
-          << config;
+          << config.defines;
     }
   }
   std::system(("rm -rf '" + dir + "'").c_str());

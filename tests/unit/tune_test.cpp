@@ -688,12 +688,14 @@ TEST(Tune, FinalistsTheProfileCannotTellApartGoToARunoffAtTheGuardLengths) {
 }
 
 // The winner is measured at every placement together; the one that loses least becomes its
-// `place`, a tie keeps its own, and a measurer without timing leaves it where it was.
+// `place` unless it is slower on the profile (measured beside the winner as it was), a tie
+// keeps its own, and a measurer without timing leaves it where it was.
 TEST(Tune, TheWinnerGoesWhereItLosesLeastAtTheGuardLengths) {
   class Placed : public ReplayMeasurer {
    public:
     using ReplayMeasurer::ReplayMeasurer;
     int bestPlace = -1;  // -1: all tie
+    bool slowerOnTheProfile = false;
     std::vector<gen::Params> measured;
     std::vector<GuardResult> guardPlacements(const std::vector<gen::Params>& placed,
                                              const std::vector<int>& lengths) override {
@@ -705,11 +707,27 @@ TEST(Tune, TheWinnerGoesWhereItLosesLeastAtTheGuardLengths) {
       }
       return out;
     }
+    std::vector<FinalistResult> remeasureFinalists(const std::vector<Evaluation>& f) override {
+      auto out = ReplayMeasurer::remeasureFinalists(f);
+      for (FinalistResult& r : out) {
+        if (r.params.place != 0) {
+          const double m = r.speedup.median * (slowerOnTheProfile ? 0.9 : 1.01);
+          r.speedup = {m, m, m, 1.0};
+        }
+      }
+      return out;
+    }
   };
   const gen::Params best = gen::parseParams("carry=adc,chains=4,unroll=16");
-  for (const int bestPlace : {32, -1}) {
+  struct Case {
+    int bestPlace;
+    bool slowerOnTheProfile;
+    int expected;
+  };
+  for (const Case c : {Case{32, false, 32}, Case{32, true, 0}, Case{-1, false, 0}}) {
     Placed replay(syntheticTable(best, true));
-    replay.bestPlace = bestPlace;
+    replay.bestPlace = c.bestPlace;
+    replay.slowerOnTheProfile = c.slowerOnTheProfile;
     TuneRun run = runFor(true, 1000000);
     TuneSettings settings;
     settings.frameShapes = 0;
@@ -725,7 +743,13 @@ TEST(Tune, TheWinnerGoesWhereItLosesLeastAtTheGuardLengths) {
     }
     EXPECT_EQ(places, (std::vector<int>{0, 16, 32, 48}));
     ASSERT_EQ(run.placement.size(), 4u);
-    EXPECT_EQ(run.finalists.front().params.place, bestPlace < 0 ? 0 : bestPlace);
+    EXPECT_EQ(run.finalists.front().params.place, c.expected);
+    EXPECT_EQ(run.placementProfile.has_value(), c.bestPlace >= 0)
+        << "a placement other than the winner's own is checked on the profile";
+    if (c.expected != 0) {
+      // The winner's figures are its placement's own measurement.
+      EXPECT_DOUBLE_EQ(run.finalists.front().speedup.median, run.placementProfile->second.median);
+    }
   }
   ReplayMeasurer plain(syntheticTable(best, true));
   TuneRun run = runFor(true, 1000000);

@@ -195,15 +195,23 @@ std::string placementDirectives(const gen::Params& params, SourceStyle style) {
   if (place == 0) return {};
   // SYM_FUNC_START aligns to CONFIG_FUNCTION_ALIGNMENT (16 on x86-64 unless a config asks for
   // more) and, with call padding, puts that many NOP bytes before the entry, which call-depth
-  // tracking may patch and so must be NOPs; the skip here is NOPs too, sized so that both land
-  // the entry at `place`. Functions aligned to more than 16 cannot sit at 16, 32 or 48.
+  // tracking may patch and so must be NOPs; the fill here is NOPs too, sized so that both land
+  // the entry at `place`. A kernel whose functions are aligned to more than 16 cannot put one
+  // at 16, 32 or 48: there the lines do nothing (a tree without the option, before 6.2, aligns
+  // to 16 and pads nothing).
   return fmt::format(
-      "/* place={0}: the entry at byte {0} of a 64-byte line, where the tune measured it */\n"
+      "/*\n"
+      " * place={0}: the entry at byte {0} of a 64-byte line, where the tune measured it (an\n"
+      " * endbr64 with CONFIG_X86_KERNEL_IBT, and the ADX alternative's jump, come first). Not\n"
+      " * where functions are aligned to more than 16 bytes.\n"
+      " */\n"
+      "#if !defined(CONFIG_FUNCTION_ALIGNMENT) || CONFIG_FUNCTION_ALIGNMENT <= 16\n"
       "\t.p2align 6, 0x90\n"
       "#if defined(CONFIG_CALL_PADDING) && CONFIG_FUNCTION_ALIGNMENT > 8\n"
       "\t.fill ({0} - CONFIG_FUNCTION_ALIGNMENT) & 63, 1, 0x90\n"
       "#else\n"
       "\t.fill {0}, 1, 0x90\n"
+      "#endif\n"
       "#endif\n",
       place);
 }

@@ -157,6 +157,11 @@ KernelSet prepareKernels(const HostBenchRequest& request, const HostBenchHooks& 
   }
   if (!request.baselinePlaces.empty() && request.baselineSources.empty())
     throw BadRequest("--baseline-place places the files of --baseline-source: give one");
+  for (std::size_t i = 0; i < request.baselinePlaces.size(); ++i) {
+    if (std::count(request.baselinePlaces.begin(), request.baselinePlaces.begin() + i,
+                   request.baselinePlaces[i]) > 0)
+      throw BadRequest(fmt::format("--baseline-place gives {} twice", request.baselinePlaces[i]));
+  }
   std::vector<std::optional<int>> places(request.baselinePlaces.begin(),
                                          request.baselinePlaces.end());
   if (places.empty()) places.push_back(std::nullopt);

@@ -90,7 +90,11 @@ json guardJson(const TuneRun& run) {
           {"tolerance", run.guardTolerance},
           {"candidates", candidates},
           {"runoff", runoff},
-          {"placement", placement}};
+          {"placement", placement},
+          {"placement_profile",
+           run.placementProfile ? json{{"at_own_placement", ratioJson(run.placementProfile->first)},
+                                       {"at_least_losing", ratioJson(run.placementProfile->second)}}
+                                : json()}};
 }
 
 // Code size as a second objective: the smallest kernel of the space, the Pareto front of the

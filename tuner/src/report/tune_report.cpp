@@ -362,14 +362,26 @@ std::string renderTuneReport(const TuneRun& run, const std::vector<std::string>&
         "(`place`), measured together with `{}` in one interleaved run at the guard's lengths, "
         "hot and cold: where a short call's branches fall in the lines the front end fetches "
         "moves it by a cycle either way. The one that loses least (the smallest excess, then "
-        "the smallest worst ratio) is the winner's placement; the JIT puts it there and "
-        "winner.S aligns to it.\n\n| place | worst time ratio | at length | cache | excess |\n"
+        "the smallest worst ratio), if it is not the winner's own, is measured on the profile "
+        "beside it and becomes the winner's placement unless it is slower there; the JIT puts "
+        "the winner at its placement and winner.S aligns to it.\n\n| place | worst time ratio | at "
+        "length | cache | excess |\n"
         "|---:|---:|---:|---|---:|\n",
         run.baseline);
     for (const GuardResult& g : run.placement) {
       md += fmt::format("| {}{} | {:.3f} | {} | {} | {:.2f} |\n", g.params.place,
                         g.params == run.finalists.front().params ? " (chosen)" : "", g.worstRatio,
                         g.worstLength, toString(g.worstCache), g.excess);
+    }
+    if (run.placementProfile) {
+      const auto& [own, other] = *run.placementProfile;
+      md += fmt::format(
+          "\nThe least losing placement was then measured on the profile together with the "
+          "winner's own: speed-up {} at its own, {} at the other; {}.\n",
+          ci(own), ci(other),
+          other.median < own.median ? "slower on the profile, so the winner stayed where it was"
+                                    : "not slower, so the winner moved there (its figures above "
+                                      "are that measurement's)");
     }
   }
   // Best per family, from the search.

@@ -288,12 +288,13 @@ void runoff(TuneRun& run, TuneMeasurer& measurer, const TuneSettings& settings) 
 // Where the winner's code sits decides a cycle of a short call either way (how its branches
 // and their targets fall into the lines the front end fetches), and so whether it loses to
 // the reference at a short length by one cycle in ten. The same kernel at each placement is
-// measured together at the guard's lengths, hot and cold, and the one that loses least (the
-// smallest excess, then the smallest worst ratio; the winner's own placement on a tie) goes
-// into the winner's params: the JIT places it there, winner.S aligns and pads to it.
+// measured together at the guard's lengths, hot and cold; the one that loses least (the
+// smallest excess, then the smallest worst ratio; the winner's own placement on a tie) is then
+// measured on the profile together with the winner as it was, and replaces it only if it is
+// not slower there: every figure printed for the winner is then its own placement's.
 void place(TuneRun& run, TuneMeasurer& measurer, const TuneSettings& settings) {
   if (run.finalists.empty()) return;
-  gen::Params& winner = run.finalists.front().params;
+  const gen::Params winner = run.finalists.front().params;
   std::vector<gen::Params> placed{winner};
   std::vector<int> offsets{0};
   for (int offset : gen::ParamLimits::kPlacements) offsets.push_back(offset);
@@ -312,7 +313,23 @@ void place(TuneRun& run, TuneMeasurer& measurer, const TuneSettings& settings) {
       run.placement.begin(), run.placement.end(), [](const GuardResult& a, const GuardResult& b) {
         return std::pair{a.excess, a.worstRatio} < std::pair{b.excess, b.worstRatio};
       });
-  winner = least->params;
+  if (least->params == winner) return;
+  const auto recorded = std::find_if(run.evaluations.begin(), run.evaluations.end(),
+                                     [&](const Evaluation& e) { return e.params == winner; });
+  Evaluation before;
+  before.params = winner;
+  if (recorded != run.evaluations.end()) before = *recorded;
+  Evaluation moved = before;
+  moved.params = least->params;
+  const auto confirm = measurer.remeasureFinalists({before, moved});
+  if (confirm.size() != 2) return;
+  const FinalistResult& was = confirm[0].params == winner ? confirm[0] : confirm[1];
+  const FinalistResult& now = confirm[0].params == winner ? confirm[1] : confirm[0];
+  run.placementProfile = {was.speedup, now.speedup};
+  if (now.speedup.median < was.speedup.median) return;  // slower on the profile: stays
+  FinalistResult chosen = now;
+  chosen.searchScore = run.finalists.front().searchScore;
+  run.finalists.front() = chosen;
 }
 
 // The finalists, widened: those already measured, the best of every carry family, and the

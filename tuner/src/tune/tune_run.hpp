@@ -3,6 +3,7 @@
 // are made from it (report/), tune() fills it (tune/tune.hpp).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -67,6 +68,9 @@ struct TuneRun {
   // The winner at every placement (`place`: its entry's offset in a 64-byte line), measured
   // together at the guard lengths (empty when not measured): the one that loses least won.
   std::vector<GuardResult> placement;
+  // When another placement lost less there: the profile's speed-up of the winner at its own
+  // placement and at that one, measured together (the second wins unless it is slower).
+  std::optional<std::pair<RatioEstimate, RatioEstimate>> placementProfile;
   ContentionReport contention;              // how busy the machine was, phase by phase
   std::vector<SizeLimitResult> sizeLimits;  // the winner first, then smaller limits' winners
   std::size_t smallestBytes = 0;            // the smallest kernel of the space searched
