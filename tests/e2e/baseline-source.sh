@@ -114,7 +114,12 @@ check "tune --baseline-source (status $?: $(tail -c 300 "$work/tune.out"))" pyth
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["complete"] and d["measure"]["reference"].endswith("(source)")
-assert d["winner"]["baseline"].endswith("(source)")' "$work/tune/results.json"
+assert d["winner"]["baseline"].endswith("(source)")
+# The sweep measured the file at its four placements too.
+placed = [p for p in d["sweep"] if "baseline_placed_per_byte" in p]
+assert placed and len(placed) == len(d["sweep"]), (len(placed), len(d["sweep"]))
+assert all(len(p["baseline_placed_per_byte"]) == 4 and p["time_ratio_to_slowest_placement"] > 0 for p in placed)
+assert "placement" in d["guard"]' "$work/tune/results.json"
 
 # Copying kernels against the tree's own csum-copy_64.S, assembled unmodified (through
 # stand-in <linux/linkage.h>, <asm/asm.h>, <asm/errno.h>), verified as a copy and timed.

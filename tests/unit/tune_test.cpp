@@ -790,7 +790,7 @@ TEST(Tune, TheSweepSaysWhereTheWinnerLosesToTheFileWhereverItSits) {
       << line;
   const std::string md = renderTuneReport(run, {});
   EXPECT_NE(md.find("**wherever it sits** (than its slowest placement) hot at 1 length: 24; cold "
-                    "at 0."),
+                    "at 0 lengths."),
             std::string::npos)
       << md;
   EXPECT_NE(md.find("| 24 | **1.100 slower** |  | **1.048 slower** |  |"), std::string::npos) << md;

@@ -100,7 +100,12 @@ void printSummary(const tuner::HostTuneOutcome& outcome, const TuneOptions& o) {
         run.placement.begin(), run.placement.end(), [](const auto& a, const auto& b) {
           return std::pair{a.excess, a.worstRatio} < std::pair{b.excess, b.worstRatio};
         });
-    if (least->params == w.params || !run.placementProfile) {
+    if (!(least->params == w.params) && !run.placementProfile) {
+      fmt::print(
+          "place    {}: byte {} lost less at the guard lengths but was not compared on the "
+          "profile, so the winner stays (report.md, Placement)\n",
+          w.params.place, least->params.place);
+    } else if (least->params == w.params) {
       fmt::print(
           "place    {0}: the entry at byte {0} of a 64-byte line loses least at the guard "
           "lengths (excess {1:.2f}; report.md, Placement)\n",

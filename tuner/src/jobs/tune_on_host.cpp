@@ -226,13 +226,16 @@ HostTuneOutcome tuneOnHost(const HostTuneRequest& request, const HostTuneHooks& 
   if (source && !source->copies()) {
     try {
       std::vector<Baseline> placed;
-      for (int place : {0, 16, 32, 48}) {
+      std::vector<int> offsets{0};
+      for (int offset : gen::ParamLimits::kPlacements) offsets.push_back(offset);
+      for (int place : offsets) {
         placedSources.push_back(std::make_unique<SourceBaseline>(
             request.baselineSource, SourceKind::Sum, request.seed, place));
         placed.push_back(placedSources.back()->baseline());
       }
       measurer.sweepAgainstPlacements(std::move(placed));
     } catch (const SourceBaselineError& e) {
+      if (hooks.interrupted && hooks.interrupted->load()) throw;  // a Ctrl-C, not the compiler
       placedSources.clear();
       say(hooks, fmt::format("note: the sweep compares with the file as the compiler placed it "
                              "only: {}",

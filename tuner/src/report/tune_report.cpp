@@ -100,11 +100,12 @@ std::string renderSweep(const TuneRun& run) {
         "aligns functions to 16 bytes, so its entry is at byte 0, 16, 32 or 48 of a line), so it "
         "was also built at each of those four and measured in the same rounds: the winner is "
         "slower than it **wherever it sits** (than its slowest placement) hot at {} length{}{}{}; "
-        "cold at {}{}{}.\n\n",
+        "cold at {} length{}{}{}.\n\n",
         s.hot.slowerThanEveryPlacement.size(),
         s.hot.slowerThanEveryPlacement.size() == 1 ? "" : "s",
         s.hot.slowerThanEveryPlacement.empty() ? "" : ": ",
         lengthList(s.hot.slowerThanEveryPlacement), s.cold.slowerThanEveryPlacement.size(),
+        s.cold.slowerThanEveryPlacement.size() == 1 ? "" : "s",
         s.cold.slowerThanEveryPlacement.empty() ? "" : ": ",
         lengthList(s.cold.slowerThanEveryPlacement));
   }

@@ -314,22 +314,42 @@ void place(TuneRun& run, TuneMeasurer& measurer, const TuneSettings& settings) {
         return std::pair{a.excess, a.worstRatio} < std::pair{b.excess, b.worstRatio};
       });
   if (least->params == winner) return;
-  const auto recorded = std::find_if(run.evaluations.begin(), run.evaluations.end(),
-                                     [&](const Evaluation& e) { return e.params == winner; });
-  Evaluation before;
-  before.params = winner;
-  if (recorded != run.evaluations.end()) before = *recorded;
-  Evaluation moved = before;
+  // Measured again on the profile, all the finalists and the moved winner together, so that
+  // every figure printed for them comes from one measurement.
+  const auto evaluationOf = [&](const gen::Params& params) {
+    const auto it = std::find_if(run.evaluations.begin(), run.evaluations.end(),
+                                 [&](const Evaluation& e) { return e.params == params; });
+    Evaluation e;
+    e.params = params;
+    return it != run.evaluations.end() ? *it : e;
+  };
+  std::vector<Evaluation> again;
+  for (const FinalistResult& f : run.finalists) again.push_back(evaluationOf(f.params));
+  Evaluation moved = evaluationOf(winner);
   moved.params = least->params;
-  const auto confirm = measurer.remeasureFinalists({before, moved});
-  if (confirm.size() != 2) return;
-  const FinalistResult& was = confirm[0].params == winner ? confirm[0] : confirm[1];
-  const FinalistResult& now = confirm[0].params == winner ? confirm[1] : confirm[0];
-  run.placementProfile = {was.speedup, now.speedup};
-  if (now.speedup.median < was.speedup.median) return;  // slower on the profile: stays
-  FinalistResult chosen = now;
-  chosen.searchScore = run.finalists.front().searchScore;
-  run.finalists.front() = chosen;
+  again.push_back(moved);
+  const auto measured = measurer.remeasureFinalists(again);
+  const auto resultOf = [&](const gen::Params& params) -> const FinalistResult* {
+    const auto it = std::find_if(measured.begin(), measured.end(),
+                                 [&](const FinalistResult& f) { return f.params == params; });
+    return it != measured.end() ? &*it : nullptr;
+  };
+  const FinalistResult* was = resultOf(winner);
+  const FinalistResult* now = resultOf(least->params);
+  if (!was || !now) return;
+  run.placementProfile = {was->speedup, now->speedup};
+  std::vector<FinalistResult> finalists;
+  for (const FinalistResult& f : run.finalists) {
+    const FinalistResult* r = resultOf(f.params);
+    if (!r) return;
+    finalists.push_back(*r);
+    finalists.back().searchScore = f.searchScore;  // the order stays the runoff's
+  }
+  if (!(now->speedup.median < was->speedup.median)) {  // not slower on the profile: it moves
+    finalists.front() = *now;
+    finalists.front().searchScore = run.finalists.front().searchScore;
+  }
+  run.finalists = std::move(finalists);
 }
 
 // The finalists, widened: those already measured, the best of every carry family, and the
