@@ -176,7 +176,7 @@ void addBenchCommand(CLI::App& app) {
                   "and time them all, to see how far the file itself moves with where it sits; "
                   "default: once, where the compiler puts it")
       ->delimiter(',')
-      ->check(CLI::IsMember({0, 16, 32, 48}));
+      ->check(CLI::IsMember(gen::allPlacements()));
   cmd->add_option("--two-pass", options->twoPass,
                   "With copying kernels (kind=copy): also time memcpy followed by this summing "
                   "kernel, e.g. a tuned winner (repeatable)");

@@ -91,31 +91,24 @@ void printSummary(const tuner::HostTuneOutcome& outcome, const TuneOptions& o) {
         run.runoff.size());
   }
   if (!run.placement.empty()) {
-    const auto excessAt = [&](const gen::Params& p) {
-      const auto it = std::find_if(run.placement.begin(), run.placement.end(),
-                                   [&](const auto& g) { return g.params == p; });
-      return it != run.placement.end() ? it->excess : 0.0;
-    };
-    const auto least = std::min_element(
-        run.placement.begin(), run.placement.end(), [](const auto& a, const auto& b) {
-          return std::pair{a.excess, a.worstRatio} < std::pair{b.excess, b.worstRatio};
-        });
-    if (!(least->params == w.params) && !run.placementProfile) {
-      fmt::print(
-          "place    {}: byte {} lost less at the guard lengths but was not compared on the "
-          "profile, so the winner stays (report.md, Placement)\n",
-          w.params.place, least->params.place);
-    } else if (least->params == w.params) {
+    const tuner::GuardResult& least = tuner::leastLosing(run.placement);
+    const tuner::GuardResult* own = tuner::findGuardResult(run.placement, w.params);
+    if (least.params == w.params) {
       fmt::print(
           "place    {0}: the entry at byte {0} of a 64-byte line loses least at the guard "
           "lengths (excess {1:.2f}; report.md, Placement)\n",
-          w.params.place, excessAt(w.params));
+          w.params.place, least.excess);
+    } else if (!run.placementProfile) {
+      fmt::print(
+          "place    {}: byte {} lost less at the guard lengths but was not compared on the "
+          "profile, so the winner stays (report.md, Placement)\n",
+          w.params.place, least.params.place);
     } else {
       fmt::print(
           "place    {}: byte {} lost less at the guard lengths (excess {:.2f} against "
           "{:.2f}) but was slower on the profile ({:.3f}x against {:.3f}x), so the winner "
           "stays (report.md, Placement)\n",
-          w.params.place, least->params.place, least->excess, excessAt(w.params),
+          w.params.place, least.params.place, least.excess, own ? own->excess : 0.0,
           run.placementProfile->second.median, run.placementProfile->first.median);
     }
   }

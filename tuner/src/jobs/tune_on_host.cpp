@@ -226,9 +226,7 @@ HostTuneOutcome tuneOnHost(const HostTuneRequest& request, const HostTuneHooks& 
   if (source && !source->copies()) {
     try {
       std::vector<Baseline> placed;
-      std::vector<int> offsets{0};
-      for (int offset : gen::ParamLimits::kPlacements) offsets.push_back(offset);
-      for (int place : offsets) {
+      for (int place : gen::allPlacements()) {
         placedSources.push_back(std::make_unique<SourceBaseline>(
             request.baselineSource, SourceKind::Sum, request.seed, place));
         placed.push_back(placedSources.back()->baseline());

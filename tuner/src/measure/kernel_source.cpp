@@ -24,8 +24,10 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "csumtune/bounded_file.hpp"
+#include "csumtune/gen/params.hpp"
 #include "csumtune/results/document.hpp"
 #include "csumtune/templates.hpp"
 #include "verify/verify.hpp"
@@ -522,9 +524,10 @@ void SourceBaseline::build(SourceKind kind, std::uint64_t seed, const fs::path& 
                           : "linux-" + version + " (source)";
   shownPath_ = results::printable(path_, 300);
   if (place_) {
-    if (*place_ < 0 || *place_ >= 64 || *place_ % 16 != 0)
-      throw SourceBaselineError(
-          fmt::format("a file's place must be 0, 16, 32 or 48 (got {})", *place_));
+    const auto places = gen::allPlacements();
+    if (std::find(places.begin(), places.end(), *place_) == places.end())
+      throw SourceBaselineError(fmt::format("a file's place must be one of {} (got {})",
+                                            fmt::join(places, ", "), *place_));
     if (file.extension() == ".S")
       throw SourceBaselineError("a place is for a csum_partial file, not csum-copy_64.S");
     name_ += fmt::format(" place={}", *place_);

@@ -348,9 +348,8 @@ std::string renderTuneReport(const TuneRun& run, const std::vector<std::string>&
         "|---|---:|---:|---|---:|---:|---:|\n",
         run.baseline);
     for (const GuardResult& g : run.runoff) {
-      const auto earlier = std::find_if(run.guard.begin(), run.guard.end(),
-                                        [&](const GuardResult& e) { return e.params == g.params; });
-      const bool known = earlier != run.guard.end();
+      const GuardResult* earlier = findGuardResult(run.guard, g.params);
+      const bool known = earlier != nullptr;
       md += fmt::format("| `{}` | {:.3f} | {} | {} | {} | {:.2f} | {:.2f} |\n", g.params.toString(),
                         g.worstRatio, g.worstLength, toString(g.worstCache),
                         known ? fmt::format("{:.2f}", earlier->excess) : "-", g.excess,

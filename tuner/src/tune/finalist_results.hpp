@@ -69,6 +69,16 @@ struct SizeLimitResult {
   double relative = 0;    // its speed / the winner's (1 = as fast)
 };
 
+// The result for `params` among `results`, or nullptr.
+const GuardResult* findGuardResult(const std::vector<GuardResult>& results,
+                                   const gen::Params& params);
+// The one that loses least: the smallest excess, then the smallest worst ratio (the first on
+// a tie). `results` must not be empty.
+const GuardResult& leastLosing(const std::vector<GuardResult>& results);
+
+// The recorded evaluation of `params`, or one that holds only the params (never evaluated).
+Evaluation evaluationOf(const std::vector<Evaluation>& all, const gen::Params& params);
+
 // The `count` best correct evaluations, best first.
 std::vector<Evaluation> topEvaluations(const std::vector<Evaluation>& all, std::size_t count);
 

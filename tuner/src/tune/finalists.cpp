@@ -8,6 +8,29 @@
 
 namespace csumtune::tuner {
 
+const GuardResult* findGuardResult(const std::vector<GuardResult>& results,
+                                   const gen::Params& params) {
+  const auto it = std::find_if(results.begin(), results.end(),
+                               [&](const GuardResult& g) { return g.params == params; });
+  return it != results.end() ? &*it : nullptr;
+}
+
+const GuardResult& leastLosing(const std::vector<GuardResult>& results) {
+  return *std::min_element(
+      results.begin(), results.end(), [](const GuardResult& a, const GuardResult& b) {
+        return std::pair{a.excess, a.worstRatio} < std::pair{b.excess, b.worstRatio};
+      });
+}
+
+Evaluation evaluationOf(const std::vector<Evaluation>& all, const gen::Params& params) {
+  const auto it =
+      std::find_if(all.begin(), all.end(), [&](const Evaluation& e) { return e.params == params; });
+  if (it != all.end()) return *it;
+  Evaluation e;
+  e.params = params;
+  return e;
+}
+
 std::vector<Evaluation> topEvaluations(const std::vector<Evaluation>& all, std::size_t count) {
   std::vector<Evaluation> ok;
   for (const Evaluation& e : all) {

@@ -204,9 +204,8 @@ std::vector<Evaluation> guardedFinalists(TuneRun& run, TuneMeasurer& measurer,
 
 // Whether the guard passed `params` (a kernel it did not measure counts as passed).
 bool guarded(const TuneRun& run, const gen::Params& params) {
-  const auto it = std::find_if(run.guard.begin(), run.guard.end(),
-                               [&](const GuardResult& g) { return g.params == params; });
-  return it == run.guard.end() || it->eligible;
+  const GuardResult* g = findGuardResult(run.guard, params);
+  return !g || g->eligible;
 }
 
 // Measures the finalists (best first), the ones the guard found slower somewhere last: they
@@ -240,14 +239,6 @@ std::optional<std::string> rankingReversed(const std::vector<FinalistResult>& fi
   return std::nullopt;
 }
 
-// The guard's summed excess of `params` (the first measurement of its losses), or nothing.
-std::optional<double> guardExcess(const TuneRun& run, const gen::Params& params) {
-  const auto it = std::find_if(run.guard.begin(), run.guard.end(),
-                               [&](const GuardResult& g) { return g.params == params; });
-  if (it == run.guard.end()) return std::nullopt;
-  return it->excess;
-}
-
 // The profile cannot tell every finalist apart: a frame that loses nowhere and one that loses
 // 20 % cold at 48 B can be within each other's confidence interval on a profile of three
 // lengths. The finalists whose interval overlaps the first one's (of its class: passed by
@@ -272,8 +263,8 @@ void runoff(TuneRun& run, TuneMeasurer& measurer, const TuneSettings& settings) 
   startPhase(&measurer, settings, "runoff", 0);
   run.runoff = measurer.guardTogether(tied, settings.guardLengths);
   const auto meanExcess = [&](const GuardResult& g) {
-    const auto earlier = guardExcess(run, g.params);
-    return earlier ? (*earlier + g.excess) / 2 : g.excess;
+    const GuardResult* earlier = findGuardResult(run.guard, g.params);
+    return earlier ? (earlier->excess + g.excess) / 2 : g.excess;
   };
   const auto least = std::min_element(
       run.runoff.begin(), run.runoff.end(), [&](const GuardResult& a, const GuardResult& b) {
@@ -296,9 +287,7 @@ void place(TuneRun& run, TuneMeasurer& measurer, const TuneSettings& settings) {
   if (run.finalists.empty()) return;
   const gen::Params winner = run.finalists.front().params;
   std::vector<gen::Params> placed{winner};
-  std::vector<int> offsets{0};
-  for (int offset : gen::ParamLimits::kPlacements) offsets.push_back(offset);
-  for (int offset : offsets) {
+  for (int offset : gen::allPlacements()) {
     gen::Params p = winner;
     p.place = offset;
     if (!(p == winner)) placed.push_back(p);
@@ -309,24 +298,15 @@ void place(TuneRun& run, TuneMeasurer& measurer, const TuneSettings& settings) {
     run.placement.clear();
     return;
   }
-  const auto least = std::min_element(
-      run.placement.begin(), run.placement.end(), [](const GuardResult& a, const GuardResult& b) {
-        return std::pair{a.excess, a.worstRatio} < std::pair{b.excess, b.worstRatio};
-      });
-  if (least->params == winner) return;
+  const GuardResult& least = leastLosing(run.placement);
+  if (least.params == winner) return;
   // Measured again on the profile, all the finalists and the moved winner together, so that
   // every figure printed for them comes from one measurement.
-  const auto evaluationOf = [&](const gen::Params& params) {
-    const auto it = std::find_if(run.evaluations.begin(), run.evaluations.end(),
-                                 [&](const Evaluation& e) { return e.params == params; });
-    Evaluation e;
-    e.params = params;
-    return it != run.evaluations.end() ? *it : e;
-  };
   std::vector<Evaluation> again;
-  for (const FinalistResult& f : run.finalists) again.push_back(evaluationOf(f.params));
-  Evaluation moved = evaluationOf(winner);
-  moved.params = least->params;
+  for (const FinalistResult& f : run.finalists)
+    again.push_back(evaluationOf(run.evaluations, f.params));
+  Evaluation moved = evaluationOf(run.evaluations, winner);
+  moved.params = least.params;
   again.push_back(moved);
   const auto measured = measurer.remeasureFinalists(again);
   const auto resultOf = [&](const gen::Params& params) -> const FinalistResult* {
@@ -335,7 +315,7 @@ void place(TuneRun& run, TuneMeasurer& measurer, const TuneSettings& settings) {
     return it != measured.end() ? &*it : nullptr;
   };
   const FinalistResult* was = resultOf(winner);
-  const FinalistResult* now = resultOf(least->params);
+  const FinalistResult* now = resultOf(least.params);
   if (!was || !now) return;
   run.placementProfile = {was->speedup, now->speedup};
   std::vector<FinalistResult> finalists;
@@ -397,11 +377,7 @@ std::vector<SizeLimitResult> measureSizeLimits(const TuneRun& run, TuneMeasurer&
   for (const SizeLimitResult& row : rows) {
     if (std::none_of(measured.begin(), measured.end(),
                      [&](const Evaluation& e) { return e.params == row.params; })) {
-      const auto it = std::find_if(run.evaluations.begin(), run.evaluations.end(),
-                                   [&](const Evaluation& e) { return e.params == row.params; });
-      Evaluation e;
-      e.params = row.params;
-      measured.push_back(it != run.evaluations.end() ? *it : e);
+      measured.push_back(evaluationOf(run.evaluations, row.params));
     }
   }
   const auto results = measurer.remeasureFinalists(measured);

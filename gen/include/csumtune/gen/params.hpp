@@ -203,6 +203,13 @@ struct Params {
   bool hasMidPath() const { return mid > (hasShortPath() ? shortBelow : 0); }
 };
 
+// Every value of `place`: a line's start and ParamLimits::kPlacements, in that order.
+inline std::vector<int> allPlacements() {
+  std::vector<int> out{0};
+  out.insert(out.end(), std::begin(ParamLimits::kPlacements), std::end(ParamLimits::kPlacements));
+  return out;
+}
+
 // Thrown for text that is not a well-formed parameter string, and for a parameter set
 // that breaks a rule. The message names the key or the rule.
 class ParamsError : public std::invalid_argument {
