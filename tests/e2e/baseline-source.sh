@@ -107,10 +107,47 @@ TMPDIR=/nonexistent-dir "$CSUMTUNE" bench --baseline-source "$file" --sizes 40 -
 status=$?
 check "no place for the scratch directory -> 2 (status $status)" bash -c "[[ $status -eq 2 ]] && grep -q 'cannot create a temporary directory' '$work/err'"
 
-# tune against the tree's own file.
+# --same-address: the file and the generated kernel copied to each round's address and timed
+# there; the built-in baselines stay where they are, and the table says which.
+"$CSUMTUNE" bench --same-address --baseline --baseline-source "$tree612" --params carry=adc,chains=2,unroll=8 \
+  --sizes 17,1500 --repeat 5 --format json >"$work/same.json" 2>"$work/err"
+status=$?
+check "bench --same-address exits 0 (status $status: $(head -c 300 "$work/err"))" test $status -eq 0
+check "bench --same-address moves the file and the kernel, not the built-in baselines" python3 - "$work/same.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+w = d["workload"]
+assert w["code_addresses"] == "shared", w
+names = [k["name"] for k in d["kernels"]]
+kept = w["kept_in_place"]
+assert not any(n.endswith("(source)") or n.startswith("carry=") for n in kept), kept
+assert "linux-v6.8" in kept and "plain-c" in kept, kept
+PY
+"$CSUMTUNE" bench --same-address --baseline-source "$tree612" --sizes 17 --repeat 5 >"$work/same.txt" 2>"$work/err"
+check "the table says where the code ran" grep -q "^code: each round copies every kernel" "$work/same.txt"
+expect --as "--same-address with --count-instructions is refused" 2 "goes with timed --params rows" -- \
+  "$CSUMTUNE" bench --same-address --count-instructions --sizes 17
+expect --as "--same-address with copying kernels is refused" 2 "moves summing kernels" -- \
+  "$CSUMTUNE" bench --same-address --params carry=adc,chains=4,unroll=16,kind=copy --sizes 17 --repeat 5
+
+# tune against the tree's own file, by default at shared addresses: no placements to measure.
 "$CSUMTUNE" tune --kernel-safe --baseline-source "$file" --budget 6 --frame-shapes 0 --polish-shapes 0 --finalists 2 \
-  --out "$work/tune" --quiet >"$work/tune.out" 2>&1
-check "tune --baseline-source (status $?: $(tail -c 300 "$work/tune.out"))" python3 -c '
+  --out "$work/tune-shared" --quiet >"$work/tune-shared.out" 2>&1
+check "tune --baseline-source at shared addresses (status $?: $(tail -c 300 "$work/tune-shared.out"))" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["complete"] and d["search"]["code_addresses"] == "shared", d["search"]
+assert not any("baseline_placed_per_byte" in p for p in d["sweep"])
+assert not d["guard"].get("placement")' "$work/tune-shared/results.json"
+check "its report says so" grep -q "^- code addresses: shared" "$work/tune-shared/report.md"
+expect --as "--resume with --own-addresses refuses a run timed at shared addresses" 2 "own-addresses differs" -- \
+  "$CSUMTUNE" tune --kernel-safe --baseline-source "$file" --budget 6 --own-addresses --resume --out "$work/tune-shared" --quiet
+
+# With --own-addresses, each where it was built: the sweep measures the file at its four
+# placements, and the placement stage runs.
+"$CSUMTUNE" tune --kernel-safe --baseline-source "$file" --budget 6 --frame-shapes 0 --polish-shapes 0 --finalists 2 \
+  --own-addresses --out "$work/tune" --quiet >"$work/tune.out" 2>&1
+check "tune --baseline-source --own-addresses (status $?: $(tail -c 300 "$work/tune.out"))" python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["complete"] and d["measure"]["reference"].endswith("(source)")
@@ -119,7 +156,8 @@ assert d["winner"]["baseline"].endswith("(source)")
 placed = [p for p in d["sweep"] if "baseline_placed_per_byte" in p]
 assert placed and len(placed) == len(d["sweep"]), (len(placed), len(d["sweep"]))
 assert all(len(p["baseline_placed_per_byte"]) == 4 and p["time_ratio_to_slowest_placement"] > 0 for p in placed)
-assert "placement" in d["guard"]' "$work/tune/results.json"
+assert "placement" in d["guard"]
+assert d["search"]["code_addresses"] == "own"' "$work/tune/results.json"
 
 # Copying kernels against the tree's own csum-copy_64.S, assembled unmodified (through
 # stand-in <linux/linkage.h>, <asm/asm.h>, <asm/errno.h>), verified as a copy and timed.

@@ -127,6 +127,11 @@ void runBench(const BenchOptions& options) {
   const bool progress = isatty(STDERR_FILENO);
   tuner::HostBenchHooks hooks;
   hooks.note = [](const std::string& note) { std::cerr << "csumtune: " << note << "\n"; };
+  if (request.sameAddress && (options.countInstructions || !options.candidates.empty())) {
+    throw tuner::BadRequest(
+        "--same-address goes with timed --params rows (not --count-instructions or "
+        "--candidates)");
+  }
   if (options.countInstructions) return writeInstructionCounts(options, request, hooks);
   hooks.progress = [progress](std::size_t done, std::size_t total) {
     if (progress) std::fprintf(stderr, "\rbench: %zu/%zu samples", done, total);
@@ -212,6 +217,11 @@ void addBenchCommand(CLI::App& app) {
       ->check(CLI::Range(0, 4095));
   cmd->add_flag("--latency", options->request.latency,
                 "Serialize calls: each buffer address waits for the previous result (no overlap)");
+  cmd->add_flag("--same-address", options->request.sameAddress,
+                "Each round, copy every generated kernel and --baseline-source file to one "
+                "address drawn for that round and time it there: a short call moves by a cycle "
+                "with where its code sits, so paired samples then compare code, not addresses "
+                "(the built-in baselines stay where they are)");
   cmd->add_flag("--count-instructions", options->countInstructions,
                 "Count the instructions one call executes at each size instead of timing "
                 "(each call single-stepped under ptrace in a child process; the same rows, "

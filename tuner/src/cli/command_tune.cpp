@@ -302,6 +302,10 @@ void addTuneCommand(CLI::App& app, int& exitCode) {
   cmd->add_flag("--strict-bounds", o->request.strictBounds,
                 "Short paths that read no byte outside the buffer (bounds=strict), for programs "
                 "checked by Valgrind-like tools; by default bounds=aligned ones compete too");
+  cmd->add_flag("--own-addresses", o->request.ownAddresses,
+                "Time each kernel and the reference where it was built, not at the addresses "
+                "each round draws for all of them (a short call moves by a cycle with where its "
+                "code sits)");
   addChoice(cmd, "--style", o->request.style, kStyles, "winner.S style: kernel or gas");
   cmd->add_option("--cpu", o->request.cpu, "CPU to pin to (default: the last one)")
       ->check(CLI::Range(0, 4095));

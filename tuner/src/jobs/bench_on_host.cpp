@@ -16,6 +16,7 @@
 #include "measure/instruction_count.hpp"
 #include "measure/kernel_source.hpp"
 #include "measure/placement.hpp"
+#include "measure/shared_addresses.hpp"
 #include "measure/timed_kernels.hpp"
 #include "measure/timer.hpp"
 #include "request_errors.hpp"
@@ -230,6 +231,38 @@ WorkloadConfig workloadConfigOf(const HostBenchRequest& request) {
   return config;
 }
 
+// Under --same-address: the kernels whose code runs the same from elsewhere are marked
+// movable; the others (the built-in baselines, code that fails the move check) are named.
+std::unique_ptr<SharedAddresses> shareAddresses(const HostBenchRequest& request, KernelSet& kernels,
+                                                BenchSetup& setup, const HostBenchHooks& hooks) {
+  if (!request.sameAddress) return nullptr;
+  std::unique_ptr<SharedAddresses> addresses;
+  try {
+    addresses = std::make_unique<SharedAddresses>(request.seed);
+  } catch (const std::runtime_error& e) {
+    throw BadRequest(fmt::format("--same-address: {}", e.what()));
+  }
+  setup.sharedAddresses = true;
+  for (TimedKernel& k : kernels.timed) {
+    if (k.call != TimedKernel::Call::Sum) {
+      throw BadRequest("--same-address moves summing kernels; copying runs time them in place");
+    }
+    std::optional<std::string> whyNot = "built into csumtune";
+    if (k.kind == TimedKind::Jit || k.kind == TimedKind::BaselineSource)
+      whyNot = addresses->whyNotMovable(k);
+    if (whyNot) {
+      setup.keptInPlace.push_back(k.name);
+      if (hooks.note && k.kind != TimedKind::BaselineC && k.kind != TimedKind::BaselineLinux &&
+          k.kind != TimedKind::BaselineOurs) {
+        hooks.note(fmt::format("note: {} is timed where it was built: {}", k.name, *whyNot));
+      }
+    } else {
+      k.movable = true;
+    }
+  }
+  return addresses;
+}
+
 }  // namespace
 
 BenchReport benchOnHost(const HostBenchRequest& request, const HostBenchHooks& hooks) {
@@ -246,6 +279,8 @@ BenchReport benchOnHost(const HostBenchRequest& request, const HostBenchHooks& h
   const int cpu = request.cpu >= 0 ? request.cpu : defaultBenchCpu();
   if (auto error = pinToCpu(cpu)) throw BadRequest(*error);
   BenchSetup setup;
+  const auto addresses = shareAddresses(request, kernels, setup, hooks);
+  config.addresses = addresses.get();
   setup.pinnedCpu = cpu;
   setup.warnings = frequencyWarnings(cpu);
   for (const auto& w : setup.warnings)

@@ -31,6 +31,9 @@ struct HostBenchRequest {
   int cpu = -1;  // to pin to; -1: defaultBenchCpu()
   bool tsc = false;
   bool latency = false;  // each call's buffer address waits for the previous result
+  // Time every kernel whose code can be moved (generated kernels, --baseline-source files) at
+  // one address per round, the same for all of them (measure/shared_addresses.hpp).
+  bool sameAddress = false;
   std::uint64_t seed = 1;
   std::vector<std::string> baselineSources;  // kernel trees' own files
   // Each of them built once for each of these entry offsets in a line (empty: once, placed

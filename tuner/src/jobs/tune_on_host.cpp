@@ -18,6 +18,8 @@
 #include "measure/host_contention.hpp"
 #include "measure/kernel_source.hpp"
 #include "measure/placement.hpp"
+#include "measure/shared_addresses.hpp"
+#include "measure/timed_kernels.hpp"
 #include "measure/timer.hpp"
 #include "measure/workload.hpp"
 #include "report/results_file.hpp"
@@ -44,6 +46,30 @@ std::string hostName() {
 
 void say(const HostTuneHooks& hooks, const std::string& text) {
   if (hooks.note) hooks.note(text);
+}
+
+// The addresses every kernel and the reference are timed at, one per round (see
+// measure/shared_addresses.hpp), or none when the reference's code cannot run from another
+// address (it is then timed where it was built, and so is every kernel, with a note).
+std::unique_ptr<SharedAddresses> shareAddresses(std::uint64_t seed, const Baseline& baseline,
+                                                const HostTuneHooks& hooks) {
+  std::unique_ptr<SharedAddresses> addresses;
+  try {
+    addresses = std::make_unique<SharedAddresses>(seed);
+  } catch (const std::runtime_error& e) {
+    say(hooks, fmt::format("note: every kernel is timed where it was built: {}", e.what()));
+    return nullptr;
+  }
+  const TimedKernel reference = timedBaseline(baseline, true);
+  const std::optional<std::string> whyNot =
+      reference.movable ? addresses->whyNotMovable(reference) : "its code's size is unknown";
+  if (whyNot) {
+    say(hooks, fmt::format("note: every kernel is timed where it was built: {} cannot be moved "
+                           "({})",
+                           baseline.name, *whyNot));
+    return nullptr;
+  }
+  return addresses;
 }
 
 // The baseline the run races: linux-v6.8 (linux-csum-copy for copying kernels), or a kernel
@@ -180,6 +206,7 @@ HostTuneOutcome tuneOnHost(const HostTuneRequest& request, const HostTuneHooks& 
   settings.strictBounds = request.strictBounds;
   settings.polishShapes = request.polishShapes;
   settings.style = request.style;
+  run.sharedAddresses = !request.ownAddresses && !copying;  // as asked; settled below
   if (request.resume) settings.earlier = readEvaluationsForResume(folder + "/results.json", run);
   prepareFolder(folder);
   // One run at a time into a folder (held until the run's files are written).
@@ -218,12 +245,18 @@ HostTuneOutcome tuneOnHost(const HostTuneRequest& request, const HostTuneHooks& 
   HostMeasurer measurer(
       profile, baseline, *timer, workload, run.measure, run.final,
       [&](const std::string& note) { say(hooks, note); }, &otherWorkload, &monitor);
-  // A tree's file moves by a cycle at short lengths with where its link puts it: the sweep
-  // also measures it built at each entry offset of a line, so that the report can say where
-  // the winner is slower than the file wherever it sits. A compiler that cannot place it
-  // leaves the sweep as it was.
+  std::unique_ptr<SharedAddresses> addresses;
+  if (!request.ownAddresses && !copying) {
+    addresses = shareAddresses(request.seed, baseline, hooks);
+    if (addresses) measurer.shareAddresses(addresses.get());
+  }
+  run.sharedAddresses = addresses != nullptr;
+  // A tree's file moves by a cycle at short lengths with where its link puts it: timed at its
+  // own address, the sweep also measures it built at each entry offset of a line, so that the
+  // report can say where the winner is slower than the file wherever it sits. A compiler that
+  // cannot place it leaves the sweep as it was. (At shared addresses every round moves it.)
   std::vector<std::unique_ptr<SourceBaseline>> placedSources;
-  if (source && !source->copies()) {
+  if (source && !source->copies() && !addresses) {
     try {
       std::vector<Baseline> placed;
       for (int place : gen::allPlacements()) {

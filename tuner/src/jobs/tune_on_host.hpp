@@ -41,6 +41,9 @@ struct HostTuneRequest {
   // Short paths only of bounds=strict (no byte read outside the buffer), for programs run
   // under Valgrind-like checkers; otherwise bounds=aligned variants compete too.
   bool strictBounds = false;
+  // Time every kernel and the reference where it was built (the JIT's block, the library's
+  // mapping) instead of at the addresses each round draws for all of them.
+  bool ownAddresses = false;
   gen::Kind kind = gen::Kind::Sum;
   std::string out;  // the run's folder; empty: results/<key>/<run name>
   bool resume = false;

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstring>
 
+#include "measure/shared_addresses.hpp"
+
 namespace csumtune::tuner {
 namespace {
 // Zero, but the compiler cannot know it: `sum & gSerialize` makes each call's buffer
@@ -130,7 +132,14 @@ std::vector<KernelSamples> measureInterleaved(const std::vector<TimedKernel>& ke
       // Rotate the order each round: no kernel always runs right after the same other one.
       for (std::size_t j = 0; j < results.size(); ++j) {
         auto& r = results[(j + static_cast<std::size_t>(round)) % results.size()];
-        r.sizes[s].perCall.push_back(timeBatch(r.kernel, config.sizes[s], iterations[s], timer,
+        TimedKernel kernel = r.kernel;
+        if (config.addresses && kernel.movable && kernel.call == TimedKernel::Call::Sum) {
+          kernel.fn = config.addresses->install(r.kernel, round);
+          // New bytes at this address: the front end and predictors have seen none of them.
+          timeBatch(kernel, config.sizes[s], std::max<std::size_t>(1, iterations[s] / 8), timer,
+                    workload, cursor, config.serialize);
+        }
+        r.sizes[s].perCall.push_back(timeBatch(kernel, config.sizes[s], iterations[s], timer,
                                                workload, cursor, config.serialize));
         ++done;
       }

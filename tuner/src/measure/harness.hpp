@@ -27,7 +27,12 @@ struct TimedKernel {
   // the workload's destination.
   enum class Call { Sum, Copy, MemcpyThenSum } call = Call::Sum;
   CopyFn copyFn = nullptr;
+  // [fn, fn + bytes) runs the same from any address (checked: SharedAddresses::whyNotMovable),
+  // so that it can be timed where the other kernels are timed.
+  bool movable = false;
 };
+
+class SharedAddresses;
 
 // Under --wait-quiet a long measurement keeps only the rounds measured while the machine was
 // quiet: the gate is told when a round starts and, after it, says whether to keep it (a busy
@@ -46,6 +51,9 @@ struct MeasureConfig {
   int warmupBatches = 3;
   bool serialize = false;  // latency: each call's buffer address waits for the previous result
   RoundGate* gate = nullptr;
+  // When set, each round times every movable summing kernel at the round's address (copied
+  // there, warmed up, then timed); the others where they are.
+  SharedAddresses* addresses = nullptr;
 };
 
 struct SizeSamples {

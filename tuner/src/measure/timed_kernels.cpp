@@ -26,22 +26,27 @@ const char* toString(TimedKind kind) {
   return "?";
 }
 
-TimedKernel timedBaseline(const Baseline& baseline) {
+TimedKernel timedBaseline(const Baseline& baseline, bool movable) {
   TimedKernel timed{baseline.name, "", baseline.kind, baseline.fn};
   if (baseline.copyFn) {
     timed.call = TimedKernel::Call::Copy;
     timed.copyFn = baseline.timedCopyFn ? baseline.timedCopyFn : baseline.copyFn;
     timed.bytes = functionSize(reinterpret_cast<const void*>(timed.copyFn));
+  } else if (movable) {
+    timed.bytes = functionSize(reinterpret_cast<const void*>(timed.fn));
+    timed.movable = timed.bytes > 0;
   }
   return timed;
 }
 
-TimedKernel timedKernel(const Kernel& kernel, std::string name) {
+TimedKernel timedKernel(const Kernel& kernel, std::string name, bool movable) {
   TimedKernel timed{name.empty() ? kernel.canonical() : std::move(name), kernel.canonical(),
                     TimedKind::Jit, kernel.fn(), kernel.size()};
   if (kernel.copies()) {
     timed.call = TimedKernel::Call::Copy;
     timed.copyFn = kernel.copyFn();
+  } else {
+    timed.movable = movable;
   }
   return timed;
 }

@@ -10,10 +10,13 @@
 
 namespace csumtune::tuner {
 
-TimedKernel timedBaseline(const Baseline& baseline);
+// `movable`: a summing baseline whose code was found to run the same from another address
+// (SharedAddresses::whyNotMovable), to be timed at the addresses the kernels share.
+TimedKernel timedBaseline(const Baseline& baseline, bool movable = false);
 
 // `name` shown in tables (the canonical params when empty); the kernel must outlive the
-// measurement.
-TimedKernel timedKernel(const Kernel& kernel, std::string name = {});
+// measurement. `movable`: timed at the shared addresses when a measurement has them (a
+// generated summing kernel refers to nothing outside its own bytes).
+TimedKernel timedKernel(const Kernel& kernel, std::string name = {}, bool movable = false);
 
 }  // namespace csumtune::tuner

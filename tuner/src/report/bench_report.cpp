@@ -164,6 +164,14 @@ std::string formatTable(const BenchReport& r) {
       "= 1 / ({}/byte x {:.3f})\n",
       s.clock.tscHz / 1e9, s.clock.cyclesPerUnit, s.unit == "cycles" ? "cycle" : "tick",
       s.clock.coreHz() / 1e9, s.unit, s.clock.cyclesPerUnit);
+  if (s.sharedAddresses) {
+    out +=
+        "code: each round copies every kernel, in turn, to one address drawn for it, warms it "
+        "up and times it there: a round's paired samples compare code, not where it sits";
+    if (!s.keptInPlace.empty())
+      out += fmt::format(" (timed where built: {})", fmt::join(s.keptInPlace, ", "));
+    out += "\n";
+  }
   for (const auto& w : s.warnings) out += "warning: " + w + "\n";
   out += reliabilityLines(r.reliability, "");
   out += "\n";
@@ -256,6 +264,8 @@ nlohmann::json benchJson(const BenchReport& r) {
         {"set_size_bytes", s.setSizeBytes},
         {"offset", s.offset},
         {"calls", s.serialized ? "serialized" : "chained"},
+        {"code_addresses", s.sharedAddresses ? "shared" : "own"},
+        {"kept_in_place", s.keptInPlace},
         {"repeat", s.repeat},
         {"sizes", s.sizes}}},
   };

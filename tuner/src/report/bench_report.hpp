@@ -29,6 +29,10 @@ struct BenchSetup {
   std::size_t setSizeBytes = 0;
   int offset = 0;
   bool serialized = false;
+  // Under bench --same-address: each round's address, shared by the kernels that could be
+  // moved; the names of those timed where they were built.
+  bool sharedAddresses = false;
+  std::vector<std::string> keptInPlace;
   int repeat = 0;
   std::vector<int> sizes;
   ClockRates clock;  // what a timer unit is worth here (bytes per core cycle)

@@ -239,6 +239,7 @@ json toJson(const TuneRun& run) {
         {"seed", run.search.seed},
         {"budget", run.budget},
         {"short_path_bounds", run.strictBounds ? "strict" : "strict and aligned"},
+        {"code_addresses", run.sharedAddresses ? "shared" : "own"},
         {"time_limit_seconds", run.timeLimitSeconds},
         {"stall", run.search.stall},
         {"unique_evaluations", run.uniqueThisRun},
@@ -430,6 +431,20 @@ std::vector<Evaluation> readEvaluationsForResume(const std::string& path, const 
                     fmt::format("searched {} kernels, this run searches {} kernels (--kind)",
                                 gen::toString(e.params.kind), gen::toString(current.kind)));
     }
+  }
+  // Times taken where each code was built and times taken at shared addresses differ at short
+  // lengths by where the codes happened to sit: not one search's figures.
+  std::string addresses = "own";
+  if (const auto search = j.find("search"); search != j.end() && search->is_object()) {
+    const auto it = search->find("code_addresses");
+    if (it != search->end() && it->is_string()) addresses = it->get<std::string>();
+  }
+  if ((addresses == "shared") != current.sharedAddresses) {
+    results::fail(path, purpose,
+                  fmt::format("timed its kernels at {} code addresses, this run at {} "
+                              "(--own-addresses differs)",
+                              addresses == "shared" ? "shared" : "their own",
+                              current.sharedAddresses ? "shared" : "their own"));
   }
   return earlier;
 }

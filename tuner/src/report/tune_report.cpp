@@ -279,6 +279,13 @@ std::string renderTuneReport(const TuneRun& run, const std::vector<std::string>&
             : "- short paths: `bounds=strict` and `bounds=aligned` (which may read bytes beside "
               "the buffer inside the aligned 8-byte words that hold its first and last bytes: "
               "never another page, never in the sum)\n";
+  md += run.sharedAddresses
+            ? "- code addresses: shared. Each round draws one address, 16-byte aligned in 2 MiB, "
+              "and every kernel and the reference is copied there in turn, warmed up and timed: "
+              "a round's paired samples compare code, not where it sits\n"
+            : "- code addresses: own (`--own-addresses`, or a reference that cannot be moved): "
+              "each kernel timed where it was built, so a short length's ratio carries where "
+              "the two codes happen to sit\n";
   md += fmt::format("- timer: {} ({}), overhead {:.0f} subtracted\n", run.timerUnit,
                     run.timerSource, run.timerOverhead);
   std::size_t wrong = 0, refused = 0;

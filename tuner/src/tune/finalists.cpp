@@ -98,16 +98,19 @@ std::vector<FinalistResult> remeasureFinalists(const std::vector<Evaluation>& fi
                                                const Baseline& baseline, const Profile& profile,
                                                Timer& timer, Workload& workload,
                                                const FinalSettings& settings,
-                                               const ProgressFn& progress, RoundGate* gate) {
+                                               const ProgressFn& progress, RoundGate* gate,
+                                               SharedAddresses* addresses) {
+  const bool movable = addresses != nullptr;
   std::vector<Kernel> kernels;
   std::vector<TimedKernel> timed;
   kernels.reserve(finalists.size());  // timed keeps pointers into the kernels' code
-  timed.push_back(timedBaseline(baseline));
+  timed.push_back(timedBaseline(baseline, movable));
   for (const Evaluation& e : finalists) {
     kernels.push_back(Jit::compile(e.params));
-    timed.push_back(timedKernel(kernels.back(), e.params.toString()));
+    timed.push_back(timedKernel(kernels.back(), e.params.toString(), movable));
   }
   MeasureConfig config;
+  config.addresses = addresses;
   config.sizes = profile.sizes();
   config.repeat = settings.repeat;
   config.targetBatchTicks = settings.targetBatchTicks;
@@ -163,16 +166,20 @@ std::vector<int> sweepSizes() {
 std::vector<SweepPoint> sweepLengths(const gen::Params& winner, const Baseline& baseline,
                                      Timer& timer, Workload& workload, int repeat,
                                      const ProgressFn& progress, RoundGate* gate,
-                                     const std::vector<Baseline>& placed) {
+                                     const std::vector<Baseline>& placed,
+                                     SharedAddresses* addresses) {
+  const bool movable = addresses != nullptr;
   const Kernel kernel = Jit::compile(winner);
   MeasureConfig config;
+  config.addresses = addresses;
   for (int size : sweepSizes()) {
     if (static_cast<std::size_t>(size) <= workload.maxLength()) config.sizes.push_back(size);
   }
   config.repeat = repeat;
   config.targetBatchTicks = 200000;
   config.gate = gate;
-  std::vector<TimedKernel> timed{timedBaseline(baseline), timedKernel(kernel, "winner")};
+  std::vector<TimedKernel> timed{timedBaseline(baseline, movable),
+                                 timedKernel(kernel, "winner", movable)};
   for (const Baseline& b : placed) timed.push_back(timedBaseline(b));
   const auto samples = measureInterleaved(timed, config, timer, workload, progress);
   std::vector<SweepPoint> points;

@@ -13,13 +13,17 @@
 
 namespace csumtune::tuner {
 
+// `addresses` (optional): the baseline's code is movable, and every kernel is timed at the
+// addresses each round draws (measure/shared_addresses.hpp).
+
 // Re-measures the finalists and the baseline together; sorted best (lowest score) first.
 std::vector<FinalistResult> remeasureFinalists(const std::vector<Evaluation>& finalists,
                                                const Baseline& baseline, const Profile& profile,
                                                Timer& timer, Workload& workload,
                                                const FinalSettings& settings,
                                                const ProgressFn& progress = {},
-                                               RoundGate* gate = nullptr);
+                                               RoundGate* gate = nullptr,
+                                               SharedAddresses* addresses = nullptr);
 
 // The lengths the winner is compared with the baseline at: every length 1..256 (the short
 // path's whole range and more), then steps to 64 KiB.
@@ -30,6 +34,7 @@ std::vector<int> sweepSizes();
 std::vector<SweepPoint> sweepLengths(const gen::Params& winner, const Baseline& baseline,
                                      Timer& timer, Workload& workload, int repeat,
                                      const ProgressFn& progress = {}, RoundGate* gate = nullptr,
-                                     const std::vector<Baseline>& placed = {});
+                                     const std::vector<Baseline>& placed = {},
+                                     SharedAddresses* addresses = nullptr);
 
 }  // namespace csumtune::tuner

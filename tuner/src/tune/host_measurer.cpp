@@ -106,8 +106,11 @@ double HostMeasurer::timeOnce(const Kernel& candidate, Evaluation& e) {
   config.repeat = settings_.repeat;
   config.targetBatchTicks = settings_.targetBatchTicks;
   config.warmupBatches = 2;
+  config.addresses = addresses_;
+  const bool movable = addresses_ != nullptr;
   const auto samples = measureInterleaved(
-      {timedBaseline(baseline_), timedKernel(candidate, "candidate")}, config, timer_, workload_);
+      {timedBaseline(baseline_, movable), timedKernel(candidate, "candidate", movable)}, config,
+      timer_, workload_);
   std::vector<double> baselineTimes, measured;
   for (std::size_t i = 0; i < config.sizes.size(); ++i) {
     baselineTimes.push_back(summarize(samples[0].sizes[i].perCall).median);
@@ -129,7 +132,7 @@ std::vector<FinalistResult> HostMeasurer::remeasureFinalists(
   for (int attempt = 0; attempt <= guard_.maxRetries(); ++attempt) {
     const Window window = openWindow();
     auto results = tuner::remeasureFinalists(finalists, baseline_, profile_, timer_, workload_,
-                                             final_, stopOnInterrupt(), quietRounds());
+                                             final_, stopOnInterrupt(), quietRounds(), addresses_);
     const ClosedWindow closed =
         closeWindow(window, guard_.disturbed(results.front().baselinePerByte));
     // Only the attempt kept counts towards the contention figure.
@@ -160,6 +163,7 @@ std::vector<GuardResult> HostMeasurer::guardTogether(const std::vector<gen::Para
 
 std::vector<GuardResult> HostMeasurer::guardPlacements(const std::vector<gen::Params>& placed,
                                                        const std::vector<int>& lengths) {
+  if (addresses_) return {};  // every round moves the code: its place is the round's
   return guardInGroups(placed, lengths, placed.size(), 31);
 }
 
@@ -184,11 +188,13 @@ std::vector<GuardResult> HostMeasurer::guardInGroups(const std::vector<gen::Para
     config.targetBatchTicks = settings_.targetBatchTicks;
     config.warmupBatches = 2;
     config.gate = quietRounds();
+    config.addresses = addresses_;
+    const bool movable = addresses_ != nullptr;
     for (std::size_t first = 0; first < out.size(); first += groupSize) {
       const std::size_t last = std::min(out.size(), first + groupSize);
-      std::vector<TimedKernel> timed{timedBaseline(baseline_)};
+      std::vector<TimedKernel> timed{timedBaseline(baseline_, movable)};
       for (std::size_t k = first; k < last; ++k)
-        timed.push_back(timedKernel(kernels[k], out[k].params.toString()));
+        timed.push_back(timedKernel(kernels[k], out[k].params.toString(), movable));
       const Window window = openWindow();
       const auto samples = measureInterleaved(timed, config, timer_, *workload, stopOnInterrupt());
       closeWindow(window, false);
@@ -228,7 +234,7 @@ std::vector<SweepPoint> HostMeasurer::sweep(const gen::Params& winner) {
   for (Workload* workload : workloads) {
     const Window window = openWindow();
     auto part = sweepLengths(winner, baseline_, timer_, *workload, 41, stopOnInterrupt(),
-                             quietRounds(), placed_);
+                             quietRounds(), placed_, addresses_);
     closeWindow(window, false);
     points.insert(points.end(), part.begin(), part.end());
   }

@@ -43,6 +43,10 @@ class HostMeasurer : public TuneMeasurer {
   std::size_t noiseRetries() const override { return guard_.retries(); }
   // The reference (a tree's file) at each of its placements: the sweep measures them too.
   void sweepAgainstPlacements(std::vector<Baseline> placed) { placed_ = std::move(placed); }
+  // Every measurement from now on times the baseline (whose code must be movable) and each
+  // kernel at the addresses its rounds draw; the placement stage then has nothing to measure
+  // (each round puts the code at a new address) and keeps the winner's.
+  void shareAddresses(SharedAddresses* addresses) { addresses_ = addresses; }
   void beginPhase(const std::string& name) override;
   ContentionReport contention() override;
 
@@ -68,6 +72,7 @@ class HostMeasurer : public TuneMeasurer {
   std::function<void(const std::string&)> note_;
   Baseline baseline_;
   std::vector<Baseline> placed_;
+  SharedAddresses* addresses_ = nullptr;
   VerifyFixture fixture_;
   NoiseGuard guard_;
   ContentionMonitor* monitor_;

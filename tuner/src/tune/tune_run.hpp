@@ -39,7 +39,10 @@ struct TuneRun {
   CacheState cache = CacheState::Hot;
   std::size_t setSizeBytes = 0;
   bool kernelSafe = false;
-  bool strictBounds = false;        // the frame stage searched bounds=strict short paths only
+  bool strictBounds = false;  // the frame stage searched bounds=strict short paths only
+  // Every kernel and the reference timed at the addresses each round drew for all of them
+  // (measure/shared_addresses.hpp); false: each where it was built.
+  bool sharedAddresses = false;
   gen::Kind kind = gen::Kind::Sum;  // tune --kind copy: copying kernels, csum_partial_copy_generic
   SearchSettings search;
   std::size_t budget = 0;

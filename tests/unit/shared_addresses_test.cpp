@@ -1,0 +1,97 @@
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <set>
+#include <vector>
+
+#include "csumtune/jit.hpp"
+#include "measure/harness.hpp"
+#include "measure/shared_addresses.hpp"
+#include "measure/timed_kernels.hpp"
+#include "measure/timer.hpp"
+#include "measure/workload.hpp"
+
+namespace csumtune::tuner {
+namespace {
+
+std::vector<std::uint8_t> testData() {
+  std::vector<std::uint8_t> data(600);
+  for (std::size_t i = 0; i < data.size(); ++i) data[i] = static_cast<std::uint8_t>(i * 131 + 7);
+  return data;
+}
+
+// Two different kernels in one round land on the same address, run the same sums there as
+// where they were built, and the next round draws another address.
+TEST(SharedAddresses, EveryKernelOfARoundRunsAtItsAddress) {
+  const Kernel a = Jit::compile(std::string_view("carry=adc,chains=2,unroll=8"));
+  const Kernel b = Jit::compile(
+      std::string_view("carry=adc,chains=4,unroll=16,tail=overlap,entry=lean,short=64"));
+  SharedAddresses addresses(7);
+  const auto data = testData();
+  std::set<std::uintptr_t> seen;
+  for (int round = 0; round < 4; ++round) {
+    const KernelFn atA = addresses.install(timedKernel(a, "a", true), round);
+    for (int len : {0, 1, 7, 40, 63, 64, 65, 300, 599})
+      ASSERT_EQ(atA(data.data(), len, 0x1234u), a(data.data(), len, 0x1234u)) << len;
+    const KernelFn atB = addresses.install(timedKernel(b, "b", true), round);
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(atA), reinterpret_cast<std::uintptr_t>(atB));
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(atB) % 16, 0u) << "a link aligns functions to 16";
+    EXPECT_NE(reinterpret_cast<std::uintptr_t>(atB), reinterpret_cast<std::uintptr_t>(b.fn()));
+    for (int len : {0, 1, 7, 40, 63, 64, 65, 300, 599})
+      ASSERT_EQ(atB(data.data(), len, 0xffffffffu), b(data.data(), len, 0xffffffffu)) << len;
+    seen.insert(reinterpret_cast<std::uintptr_t>(atB));
+  }
+  EXPECT_EQ(seen.size(), 4u) << "each round draws its own address";
+  EXPECT_EQ(addresses.installs(), 8u);
+  // The draw is the seed's: another run with the seed shares the addresses.
+  EXPECT_EQ(SharedAddresses(7).offsetOf(3), addresses.offsetOf(3));
+  EXPECT_NE(SharedAddresses(8).offsetOf(3), addresses.offsetOf(3));
+}
+
+TEST(SharedAddresses, AGeneratedKernelMovesAndCodeThatLeavesItsBytesDoesNot) {
+  const Kernel k = Jit::compile(std::string_view("carry=adc,chains=3,unroll=9,tail=overlap"));
+  SharedAddresses addresses(1);
+  EXPECT_EQ(addresses.whyNotMovable(timedKernel(k, "k", true)), std::nullopt);
+  // Its first 16 bytes alone: the copy runs on into int3 and dies in the child, not here.
+  TimedKernel cut = timedKernel(k, "cut", true);
+  cut.bytes = 16;
+  const auto why = addresses.whyNotMovable(cut);
+  ASSERT_TRUE(why.has_value());
+  EXPECT_NE(why->find("crashed"), std::string::npos) << *why;
+  TimedKernel unknown = timedKernel(k, "unknown", true);
+  unknown.bytes = 0;
+  EXPECT_EQ(addresses.whyNotMovable(unknown), "its code's size is unknown");
+  TimedKernel huge = timedKernel(k, "huge", true);
+  huge.bytes = SharedAddresses::kMaxCodeBytes + 1;
+  EXPECT_TRUE(addresses.whyNotMovable(huge).has_value());
+}
+
+// A measurement with shared addresses moves every movable kernel before each of its batches
+// (the warm-up and the timed one share the move) and leaves the others where they are.
+TEST(SharedAddresses, AMeasurementMovesEveryMovableKernelEachRound) {
+  const Kernel a = Jit::compile(std::string_view("carry=adc,chains=2,unroll=8"));
+  const Kernel b = Jit::compile(std::string_view("carry=adc,chains=2,unroll=4"));
+  const Kernel c = Jit::compile(std::string_view("carry=adc,chains=1,unroll=4"));
+  SharedAddresses addresses(3);
+  auto timer = makeTimer(true);
+  Workload workload(WorkloadConfig{}, 4096);
+  MeasureConfig config;
+  config.sizes = {17, 1500};
+  config.repeat = 5;
+  config.targetBatchTicks = 20000;
+  config.addresses = &addresses;
+  const auto samples = measureInterleaved(
+      {timedKernel(a, "a", true), timedKernel(b, "b", true), timedKernel(c, "c", false)}, config,
+      *timer, workload);
+  ASSERT_EQ(samples.size(), 3u);
+  for (const auto& k : samples) {
+    for (const auto& s : k.sizes) {
+      ASSERT_EQ(s.perCall.size(), 5u);
+      for (double t : s.perCall) EXPECT_GT(t, 0.0);
+    }
+  }
+  EXPECT_EQ(addresses.installs(), 2u * 5u * 2u) << "two movable kernels, five rounds, two sizes";
+}
+
+}  // namespace
+}  // namespace csumtune::tuner
