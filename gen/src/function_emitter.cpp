@@ -647,7 +647,9 @@ void emitFunction(EmitContext& ctx) {
   const bool forty = shortPath && ctx.params.entry == Entry::Forty;
   FortyLabels fortyLabels;
   if (forty) fortyLabels = emitFortyEntry(ctx, returnSum);
-  // mid=N: buffers under N (and not short) take the SIMD family's middle path. One that stands
+  // mid=N: buffers of up to N bytes (and not short) take the SIMD family's middle path: its
+  // ladder reads the bits of len - 1, so N itself (256: a VPP comparison point, a power of two
+  // buffers come in) needs no rung more than N - 1. One that stands
   // alone is tested right after a lean or forty entry's short test, which left only lengths of
   // at least the short bound below N (negative ones look huge): no zero extension, no zeroing.
   Label midBuffer;  // created only when used: other kernels' label numbers stay as they were
@@ -655,7 +657,7 @@ void emitFunction(EmitContext& ctx) {
   const bool midEarly = midAlone && (lean || forty);
   const auto emitMidTest = [&] {
     midBuffer = ctx.b.newLabel();
-    ctx.b.cmp(esi, ctx.params.mid);
+    ctx.b.cmp(esi, ctx.params.mid + 1);
     ctx.b.jb(midBuffer);
   };
   // Only rax and rcx (the first two accumulators), rdx (never one of them) and r8 (the

@@ -56,7 +56,7 @@ void VectorFamily::emitAfterLoop(EmitContext& ctx) const {
   ctx.b.jz(ctx.skipScalarTails());
 }
 
-// The AVX-512 middle path: at most mid / 64 whole vectors and the masked last one, summed as
+// The AVX-512 middle path: at most mid / 64 vectors, the last one masked, summed as
 // dwords without the loops' machinery (no bias, no constants, no zeroed accumulators): the
 // loops pay that set-up once for many vectors, a buffer under 512 bytes would pay it for one
 // to eight. D sums the dwords (mod 2^32) and H their high words; each lane's exact sum of
