@@ -218,10 +218,10 @@ void addBenchCommand(CLI::App& app) {
   cmd->add_flag("--latency", options->request.latency,
                 "Serialize calls: each buffer address waits for the previous result (no overlap)");
   cmd->add_flag("--same-address", options->request.sameAddress,
-                "Each round, copy every generated kernel and --baseline-source file to one "
-                "address drawn for that round and time it there: a short call moves by a cycle "
-                "with where its code sits, so paired samples then compare code, not addresses "
-                "(the built-in baselines stay where they are)");
+                "Each round, copy every kernel and baseline to one address drawn for that round "
+                "and time it there: a short call moves by a cycle with where its code sits, so "
+                "paired samples then compare code, not addresses (code that does not run the "
+                "same from there stays where it was built, with a note)");
   cmd->add_flag("--count-instructions", options->countInstructions,
                 "Count the instructions one call executes at each size instead of timing "
                 "(each call single-stepped under ptrace in a child process; the same rows, "

@@ -232,7 +232,7 @@ WorkloadConfig workloadConfigOf(const HostBenchRequest& request) {
 }
 
 // Under --same-address: the kernels whose code runs the same from elsewhere are marked
-// movable; the others (the built-in baselines, code that fails the move check) are named.
+// movable; the others (code that refers to data or code outside its bytes) are named.
 std::unique_ptr<SharedAddresses> shareAddresses(const HostBenchRequest& request, KernelSet& kernels,
                                                 BenchSetup& setup, const HostBenchHooks& hooks) {
   if (!request.sameAddress) return nullptr;
@@ -247,15 +247,11 @@ std::unique_ptr<SharedAddresses> shareAddresses(const HostBenchRequest& request,
     if (k.call != TimedKernel::Call::Sum) {
       throw BadRequest("--same-address moves summing kernels; copying runs time them in place");
     }
-    std::optional<std::string> whyNot = "built into csumtune";
-    if (k.kind == TimedKind::Jit || k.kind == TimedKind::BaselineSource)
-      whyNot = addresses->whyNotMovable(k);
-    if (whyNot) {
+    if (k.bytes == 0) k.bytes = functionSize(reinterpret_cast<const void*>(k.fn));
+    if (const auto whyNot = addresses->whyNotMovable(k)) {
       setup.keptInPlace.push_back(k.name);
-      if (hooks.note && k.kind != TimedKind::BaselineC && k.kind != TimedKind::BaselineLinux &&
-          k.kind != TimedKind::BaselineOurs) {
+      if (hooks.note)
         hooks.note(fmt::format("note: {} is timed where it was built: {}", k.name, *whyNot));
-      }
     } else {
       k.movable = true;
     }

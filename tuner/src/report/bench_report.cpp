@@ -166,7 +166,7 @@ std::string formatTable(const BenchReport& r) {
       s.clock.coreHz() / 1e9, s.unit, s.clock.cyclesPerUnit);
   if (s.sharedAddresses) {
     out +=
-        "code: each round copies every kernel, in turn, to one address drawn for it, warms it "
+        "code: each round copies every kernel, in turn, to the one address it drew, warms it "
         "up and times it there: a round's paired samples compare code, not where it sits";
     if (!s.keptInPlace.empty())
       out += fmt::format(" (timed where built: {})", fmt::join(s.keptInPlace, ", "));
