@@ -3,7 +3,7 @@
 //   eax = sum; if (len <= 0) return            -- reads nothing
 //   zero the second accumulator
 //   if (block > 64 && len < 64) { 32..1-byte tails on rax/rcx; fold; return }   -- no pushes
-//   if (mid && len < mid) { SIMD: whole vectors, the last one masked; reduce; fold; return }
+//   if (mid && len <= mid) { SIMD: whole vectors, the last one masked; reduce; fold; return }
 //   push callee-saved registers the plan needs
 //   if (len >= block) {                        -- shorter buffers skip all of this
 //       zero the other accumulators and counters

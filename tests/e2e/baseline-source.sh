@@ -130,6 +130,10 @@ expect --as "--same-address with --count-instructions is refused" 2 "goes with t
   "$CSUMTUNE" bench --same-address --count-instructions --sizes 17
 expect --as "--same-address with copying kernels is refused" 2 "moves summing kernels" -- \
   "$CSUMTUNE" bench --same-address --params carry=adc,chains=4,unroll=16,kind=copy --sizes 17 --repeat 5
+expect --as "--same-address with --baseline-place is refused" 2 "cannot go with it" -- \
+  "$CSUMTUNE" bench --same-address --baseline-source "$tree612" --baseline-place 0,16 --sizes 17 --repeat 5
+expect --as "--same-address with a place=N kernel is refused" 2 "asks for place=32" -- \
+  "$CSUMTUNE" bench --same-address --params carry=adc,chains=2,unroll=8,place=32 --sizes 17 --repeat 5
 
 # tune against the tree's own file, by default at shared addresses: no placements to measure.
 "$CSUMTUNE" tune --kernel-safe --baseline-source "$file" --budget 6 --frame-shapes 0 --polish-shapes 0 --finalists 2 \

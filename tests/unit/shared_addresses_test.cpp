@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
+#include <sys/mman.h>
 
 #include <cstdint>
+#include <cstring>
 #include <set>
 #include <vector>
 
@@ -58,6 +60,20 @@ TEST(SharedAddresses, AGeneratedKernelMovesAndCodeThatLeavesItsBytesDoesNot) {
   const auto why = addresses.whyNotMovable(cut);
   ASSERT_TRUE(why.has_value());
   EXPECT_NE(why->find("crashed"), std::string::npos) << *why;
+  // Code that reads data beside it by its address (mov eax, [rip + 1]; ret; then the data):
+  // moved without the data, it reads int3 bytes and returns another sum.
+  static const std::uint8_t kReadsBeside[] = {0x8b, 0x05, 0x01, 0x00, 0x00, 0x00,
+                                              0xc3, 0x78, 0x56, 0x34, 0x12};
+  void* page =
+      mmap(nullptr, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(page, MAP_FAILED);
+  std::memcpy(page, kReadsBeside, sizeof kReadsBeside);
+  TimedKernel beside{"beside", "", TimedKind::BaselineSource, reinterpret_cast<KernelFn>(page), 7};
+  ASSERT_EQ(beside.fn(nullptr, 0, 0), 0x12345678u);
+  const auto whyBeside = addresses.whyNotMovable(beside);
+  ASSERT_TRUE(whyBeside.has_value());
+  EXPECT_NE(whyBeside->find("other sums"), std::string::npos) << *whyBeside;
+  munmap(page, 4096);
   TimedKernel unknown = timedKernel(k, "unknown", true);
   unknown.bytes = 0;
   EXPECT_EQ(addresses.whyNotMovable(unknown), "its code's size is unknown");

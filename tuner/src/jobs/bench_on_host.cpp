@@ -231,6 +231,25 @@ WorkloadConfig workloadConfigOf(const HostBenchRequest& request) {
   return config;
 }
 
+// Where code sits is what --same-address decides for every kernel, round by round: refused
+// before anything is built when the request also fixes it.
+void refusePlacesWithSharedAddresses(const HostBenchRequest& request) {
+  if (!request.sameAddress) return;
+  if (!request.baselinePlaces.empty()) {
+    throw BadRequest(
+        "--same-address puts every kernel at each round's address: --baseline-place "
+        "(the file at fixed places in a line) cannot go with it");
+  }
+  for (const gen::Params& p : request.params) {
+    if (p.place != 0) {
+      throw BadRequest(
+          fmt::format("--same-address puts every kernel at each round's address: "
+                      "{} asks for place={}",
+                      p.toString(), p.place));
+    }
+  }
+}
+
 // Under --same-address: the kernels whose code runs the same from elsewhere are marked
 // movable; the others (code that refers to data or code outside its bytes) are named.
 std::unique_ptr<SharedAddresses> shareAddresses(const HostBenchRequest& request, KernelSet& kernels,
@@ -270,6 +289,7 @@ BenchReport benchOnHost(const HostBenchRequest& request, const HostBenchHooks& h
   config.targetBatchTicks = request.batchTicks;
   const WorkloadConfig workloadConfig = workloadConfigOf(request);
 
+  refusePlacesWithSharedAddresses(request);
   KernelSet kernels = prepareKernels(request, hooks);
 
   const int cpu = request.cpu >= 0 ? request.cpu : defaultBenchCpu();

@@ -206,7 +206,11 @@ HostTuneOutcome tuneOnHost(const HostTuneRequest& request, const HostTuneHooks& 
   settings.strictBounds = request.strictBounds;
   settings.polishShapes = request.polishShapes;
   settings.style = request.style;
-  run.sharedAddresses = !request.ownAddresses && !copying;  // as asked; settled below
+  // Settled before --resume reads the earlier run: a reference that cannot be moved makes a
+  // run time at own addresses whatever was asked, and so did the run being resumed.
+  std::unique_ptr<SharedAddresses> addresses;
+  if (!request.ownAddresses && !copying) addresses = shareAddresses(request.seed, baseline, hooks);
+  run.sharedAddresses = addresses != nullptr;
   if (request.resume) settings.earlier = readEvaluationsForResume(folder + "/results.json", run);
   prepareFolder(folder);
   // One run at a time into a folder (held until the run's files are written).
@@ -245,12 +249,7 @@ HostTuneOutcome tuneOnHost(const HostTuneRequest& request, const HostTuneHooks& 
   HostMeasurer measurer(
       profile, baseline, *timer, workload, run.measure, run.final,
       [&](const std::string& note) { say(hooks, note); }, &otherWorkload, &monitor);
-  std::unique_ptr<SharedAddresses> addresses;
-  if (!request.ownAddresses && !copying) {
-    addresses = shareAddresses(request.seed, baseline, hooks);
-    if (addresses) measurer.shareAddresses(addresses.get());
-  }
-  run.sharedAddresses = addresses != nullptr;
+  if (addresses) measurer.shareAddresses(addresses.get());
   // A tree's file moves by a cycle at short lengths with where its link puts it: timed at its
   // own address, the sweep also measures it built at each entry offset of a line, so that the
   // report can say where the winner is slower than the file wherever it sits. A compiler that

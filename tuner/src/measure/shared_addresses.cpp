@@ -28,16 +28,17 @@ std::uint64_t splitMix(std::uint64_t x) {
 // The lengths, alignments and sums a moved copy must agree with its original on.
 struct MoveCheck {
   static constexpr int kSlack = 4096 + 64;
-  std::vector<std::uint8_t> data = std::vector<std::uint8_t>(4096 + 2 * kSlack);
+  static constexpr int kLongest = 65536;  // the longest length bench and tune time by default
+  std::vector<std::uint8_t> data = std::vector<std::uint8_t>(kLongest + 2 * kSlack);
   MoveCheck() {
     std::uint64_t x = 0x5eed;
     for (auto& byte : data) byte = static_cast<std::uint8_t>((x = splitMix(x)) >> 56);
   }
   // 0 when the copy agrees everywhere, 1 at the first disagreement (run in the child).
   int run(KernelFn original, KernelFn copy) const {
-    static constexpr int kLong[] = {1500, 4096};
+    static constexpr int kLong[] = {1500, 4096, 9000, kLongest - 1, kLongest};
     static constexpr std::uint32_t kSums[] = {0, 0xffffffffu, 0x12345678u};
-    for (int len = 0; len <= 302; ++len) {
+    for (int len = 0; len <= 305; ++len) {
       const int n = len <= 300 ? len : kLong[len - 301];
       for (int align : {0, 1, 3, 7, 62}) {
         const std::uint8_t* buf = data.data() + kSlack + align;

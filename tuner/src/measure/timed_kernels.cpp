@@ -1,5 +1,7 @@
 #include "measure/timed_kernels.hpp"
 
+#include "measure/shared_addresses.hpp"
+
 #include "measure/code_size.hpp"
 
 namespace csumtune::tuner {
@@ -46,7 +48,7 @@ TimedKernel timedKernel(const Kernel& kernel, std::string name, bool movable) {
     timed.call = TimedKernel::Call::Copy;
     timed.copyFn = kernel.copyFn();
   } else {
-    timed.movable = movable;
+    timed.movable = movable && timed.bytes <= SharedAddresses::kMaxCodeBytes;
   }
   return timed;
 }

@@ -163,7 +163,6 @@ std::vector<GuardResult> HostMeasurer::guardTogether(const std::vector<gen::Para
 
 std::vector<GuardResult> HostMeasurer::guardPlacements(const std::vector<gen::Params>& placed,
                                                        const std::vector<int>& lengths) {
-  if (addresses_) return {};  // every round moves the code: its place is the round's
   return guardInGroups(placed, lengths, placed.size(), 31);
 }
 

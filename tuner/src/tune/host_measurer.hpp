@@ -47,6 +47,7 @@ class HostMeasurer : public TuneMeasurer {
   // kernel at the addresses its rounds draw; the placement stage then has nothing to measure
   // (each round puts the code at a new address) and keeps the winner's.
   void shareAddresses(SharedAddresses* addresses) { addresses_ = addresses; }
+  bool sharesAddresses() const override { return addresses_ != nullptr; }
   void beginPhase(const std::string& name) override;
   ContentionReport contention() override;
 

@@ -501,7 +501,7 @@ void tuneInterruptibly(TuneRun& run, TuneMeasurer& measurer, const TuneSettings&
   if (settings.guardCandidates > 0) {
     runoff(run, measurer, settings);
     if (settings.interrupted && settings.interrupted->load()) return finish(TuneEnd::Interrupted);
-    place(run, measurer, settings);
+    if (!measurer.sharesAddresses()) place(run, measurer, settings);
     if (settings.interrupted && settings.interrupted->load()) return finish(TuneEnd::Interrupted);
   }
   if (!settings.sizeLimits.empty()) {

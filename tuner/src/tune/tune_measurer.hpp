@@ -57,6 +57,9 @@ class TuneMeasurer : public CandidateMeasurer {
   virtual std::vector<SweepPoint> sweep(const gen::Params& winner) = 0;
   // Measurements the noise guard repeated.
   virtual std::size_t noiseRetries() const = 0;
+  // Whether every kernel is timed at the addresses each round draws (a kernel's place is then
+  // the round's, and the placement stage has nothing to choose).
+  virtual bool sharesAddresses() const { return false; }
   // The run's phases ("search", "guard", "finalists", "sweep"): a measurer that watches for
   // contention probes the machine between them and records each phase's disturbance.
   virtual void beginPhase(const std::string& /*name*/) {}
