@@ -162,9 +162,9 @@ struct Params {
   Kind kind = Kind::Sum;
   Store store = Store::Plain;
   Bounds bounds = Bounds::Strict;
-  // SIMD families (kind=sum): buffers from the short bound (or 1) up to and including `mid` take the middle
-  // path: the whole vectors in straight-line code and the last, partial one as a masked load
-  // (AVX-512: vmovdqu8 under a byte mask; AVX2: vpmaskmovd of its whole dwords, the last 0..3
+  // SIMD families (kind=sum): buffers from the short bound (or 1) up to and including `mid` take
+  // the middle path: the whole vectors in straight-line code and the last, partial one as a masked
+  // load (AVX-512: vmovdqu8 under a byte mask; AVX2: vpmaskmovd of its whole dwords, the last 0..3
   // bytes by the frame's byte tail), one reduction, no loop set-up and no pushes. 0 = none.
   int mid = 0;
   // Where the code sits: its first byte at this offset of a 64-byte line (the JIT places it
