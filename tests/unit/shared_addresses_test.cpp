@@ -32,10 +32,10 @@ TEST(SharedAddresses, EveryKernelOfARoundRunsAtItsAddress) {
   const auto data = testData();
   std::set<std::uintptr_t> seen;
   for (int round = 0; round < 4; ++round) {
-    const KernelFn atA = addresses.install(timedKernel(a, "a", true), round);
+    const KernelFn atA = addresses.install(timedKernel(a, "a"), round);
     for (int len : {0, 1, 7, 40, 63, 64, 65, 300, 599})
       ASSERT_EQ(atA(data.data(), len, 0x1234u), a(data.data(), len, 0x1234u)) << len;
-    const KernelFn atB = addresses.install(timedKernel(b, "b", true), round);
+    const KernelFn atB = addresses.install(timedKernel(b, "b"), round);
     EXPECT_EQ(reinterpret_cast<std::uintptr_t>(atA), reinterpret_cast<std::uintptr_t>(atB));
     EXPECT_EQ(reinterpret_cast<std::uintptr_t>(atB) % 16, 0u) << "a link aligns functions to 16";
     EXPECT_NE(reinterpret_cast<std::uintptr_t>(atB), reinterpret_cast<std::uintptr_t>(b.fn()));
@@ -53,9 +53,9 @@ TEST(SharedAddresses, EveryKernelOfARoundRunsAtItsAddress) {
 TEST(SharedAddresses, AGeneratedKernelMovesAndCodeThatLeavesItsBytesDoesNot) {
   const Kernel k = Jit::compile(std::string_view("carry=adc,chains=3,unroll=9,tail=overlap"));
   SharedAddresses addresses(1);
-  EXPECT_EQ(addresses.whyNotMovable(timedKernel(k, "k", true)), std::nullopt);
+  EXPECT_EQ(addresses.whyNotMovable(timedKernel(k, "k")), std::nullopt);
   // Its first 16 bytes alone: the copy runs on into int3 and dies in the child, not here.
-  TimedKernel cut = timedKernel(k, "cut", true);
+  TimedKernel cut = timedKernel(k, "cut");
   cut.bytes = 16;
   const auto why = addresses.whyNotMovable(cut);
   ASSERT_TRUE(why.has_value());
@@ -74,10 +74,10 @@ TEST(SharedAddresses, AGeneratedKernelMovesAndCodeThatLeavesItsBytesDoesNot) {
   ASSERT_TRUE(whyBeside.has_value());
   EXPECT_NE(whyBeside->find("other sums"), std::string::npos) << *whyBeside;
   munmap(page, 4096);
-  TimedKernel unknown = timedKernel(k, "unknown", true);
+  TimedKernel unknown = timedKernel(k, "unknown");
   unknown.bytes = 0;
   EXPECT_EQ(addresses.whyNotMovable(unknown), "its code's size is unknown");
-  TimedKernel huge = timedKernel(k, "huge", true);
+  TimedKernel huge = timedKernel(k, "huge");
   huge.bytes = SharedAddresses::kMaxCodeBytes + 1;
   EXPECT_TRUE(addresses.whyNotMovable(huge).has_value());
 }
@@ -96,9 +96,10 @@ TEST(SharedAddresses, AMeasurementMovesEveryMovableKernelEachRound) {
   config.repeat = 5;
   config.targetBatchTicks = 20000;
   config.addresses = &addresses;
-  const auto samples = measureInterleaved(
-      {timedKernel(a, "a", true), timedKernel(b, "b", true), timedKernel(c, "c", false)}, config,
-      *timer, workload);
+  TimedKernel inPlace = timedKernel(c, "c");
+  inPlace.movable = false;  // as a baseline whose code could not be moved
+  const auto samples = measureInterleaved({timedKernel(a, "a"), timedKernel(b, "b"), inPlace},
+                                          config, *timer, workload);
   ASSERT_EQ(samples.size(), 3u);
   for (const auto& k : samples) {
     for (const auto& s : k.sizes) {

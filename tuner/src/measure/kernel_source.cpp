@@ -10,7 +10,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -20,7 +19,6 @@
 #include <map>
 #include <regex>
 #include <sstream>
-#include <thread>
 #include <vector>
 
 #include <fmt/format.h>
@@ -30,6 +28,7 @@
 #include "csumtune/gen/params.hpp"
 #include "csumtune/results/document.hpp"
 #include "csumtune/templates.hpp"
+#include "measure/child_wait.hpp"
 #include "verify/verify.hpp"
 
 namespace csumtune::tuner {
@@ -82,35 +81,22 @@ std::string treeVersion(const fs::path& file) {
 
 volatile std::sig_atomic_t pendingSignal = 0;  // set by HeldSignals' handler
 
-// How a child process ended, in words: "exit status 3", "signal 11 (Segmentation fault)".
-std::string endOf(int status) {
-  if (WIFSIGNALED(status)) {
-    return fmt::format("signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)));
-  }
-  return fmt::format("exit status {}", WEXITSTATUS(status));
-}
-
 // Waits for `pid`, at most `seconds`; a held Ctrl-C or SIGTERM, or the deadline, kills it.
 // Returns its wait status.
 int waitFor(pid_t pid, double seconds, const std::string& what, bool group = false) {
-  using Clock = std::chrono::steady_clock;
-  const auto deadline = Clock::now() + std::chrono::duration<double>(seconds);
-  for (;;) {
-    int status = 0;
-    const pid_t done = waitpid(pid, &status, WNOHANG);
-    if (done == pid) return status;
-    if (done < 0 && errno != EINTR) throw SourceBaselineError("lost the child running " + what);
-    const bool late = Clock::now() >= deadline;
-    if (pendingSignal || late) {
-      kill(group ? -pid : pid, SIGKILL);
-      while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-      }
-      if (pendingSignal) throw SourceBaselineError("interrupted while " + what);
-      throw SourceBaselineError(
-          fmt::format("{} did not finish within {:g} s (stopped)", what, seconds));
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  const ChildWait wait = waitForChild(pid, seconds, group, &pendingSignal);
+  switch (wait.end) {
+    case ChildWait::End::Finished:
+      return wait.status;
+    case ChildWait::End::Lost:
+      throw SourceBaselineError("lost the child running " + what);
+    case ChildWait::End::Stopped:
+      throw SourceBaselineError("interrupted while " + what);
+    case ChildWait::End::Late:
+      break;
   }
+  throw SourceBaselineError(
+      fmt::format("{} did not finish within {:g} s (stopped)", what, seconds));
 }
 
 // What a child wrote to its log, at most `bytes` of it.
@@ -431,7 +417,7 @@ void probeInChild(const fs::path& object, SourceKind kind, std::uint64_t seed, c
     throw SourceBaselineError(fmt::format(
         "{} ended the process ({}) while it was loaded or called: a kernel function must "
         "return{}",
-        what, endOf(status), printed.empty() ? "" : "; it printed: " + printed));
+        what, describeChildEnd(status), printed.empty() ? "" : "; it printed: " + printed));
   }
   if (!printed.empty()) {
     throw SourceBaselineError(

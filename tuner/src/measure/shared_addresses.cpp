@@ -5,12 +5,12 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <chrono>
 #include <cstring>
 #include <stdexcept>
-#include <thread>
 
 #include <fmt/format.h>
+
+#include "measure/child_wait.hpp"
 
 namespace csumtune::tuner {
 namespace {
@@ -102,25 +102,20 @@ std::optional<std::string> SharedAddresses::whyNotMovable(const TimedKernel& ker
     _exit(check.run(kernel.fn, copy));
   }
   // A copy that jumps back into itself forever is stopped after a while.
-  using Clock = std::chrono::steady_clock;
-  const auto deadline = Clock::now() + std::chrono::seconds(20);
-  int status = 0;
-  for (;;) {
-    const pid_t done = waitpid(pid, &status, WNOHANG);
-    if (done == pid) break;
-    if (done < 0 && errno != EINTR) return fmt::format("waitpid: {}", std::strerror(errno));
-    if (Clock::now() > deadline) {
-      kill(pid, SIGKILL);
-      while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-      }
+  const ChildWait wait = waitForChild(pid, 20);
+  switch (wait.end) {
+    case ChildWait::End::Finished:
+      break;
+    case ChildWait::End::Lost:
+      return "lost the child that ran a copy at another address";
+    case ChildWait::End::Late:
+    case ChildWait::End::Stopped:
       return "a copy at another address did not return";
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
-  if (WIFSIGNALED(status)) {
-    return fmt::format("a copy at another address crashed ({})", strsignal(WTERMSIG(status)));
+  if (WIFSIGNALED(wait.status)) {
+    return fmt::format("a copy at another address crashed ({})", describeChildEnd(wait.status));
   }
-  if (WEXITSTATUS(status) != 0) return "a copy at another address returns other sums";
+  if (WEXITSTATUS(wait.status) != 0) return "a copy at another address returns other sums";
   return std::nullopt;
 }
 

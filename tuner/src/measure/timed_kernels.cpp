@@ -41,14 +41,14 @@ TimedKernel timedBaseline(const Baseline& baseline, bool movable) {
   return timed;
 }
 
-TimedKernel timedKernel(const Kernel& kernel, std::string name, bool movable) {
+TimedKernel timedKernel(const Kernel& kernel, std::string name) {
   TimedKernel timed{name.empty() ? kernel.canonical() : std::move(name), kernel.canonical(),
                     TimedKind::Jit, kernel.fn(), kernel.size()};
   if (kernel.copies()) {
     timed.call = TimedKernel::Call::Copy;
     timed.copyFn = kernel.copyFn();
   } else {
-    timed.movable = movable && timed.bytes <= SharedAddresses::kMaxCodeBytes;
+    timed.movable = timed.bytes <= SharedAddresses::kMaxCodeBytes;
   }
   return timed;
 }

@@ -15,8 +15,8 @@ namespace csumtune::tuner {
 TimedKernel timedBaseline(const Baseline& baseline, bool movable = false);
 
 // `name` shown in tables (the canonical params when empty); the kernel must outlive the
-// measurement. `movable`: timed at the shared addresses when a measurement has them (a
-// generated summing kernel refers to nothing outside its own bytes).
-TimedKernel timedKernel(const Kernel& kernel, std::string name = {}, bool movable = false);
+// measurement. A summing kernel is movable (generated code refers to nothing outside its own
+// bytes): a measurement with shared addresses times it there.
+TimedKernel timedKernel(const Kernel& kernel, std::string name = {});
 
 }  // namespace csumtune::tuner

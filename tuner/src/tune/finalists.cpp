@@ -100,14 +100,13 @@ std::vector<FinalistResult> remeasureFinalists(const std::vector<Evaluation>& fi
                                                const FinalSettings& settings,
                                                const ProgressFn& progress, RoundGate* gate,
                                                SharedAddresses* addresses) {
-  const bool movable = addresses != nullptr;
   std::vector<Kernel> kernels;
   std::vector<TimedKernel> timed;
   kernels.reserve(finalists.size());  // timed keeps pointers into the kernels' code
-  timed.push_back(timedBaseline(baseline, movable));
+  timed.push_back(timedBaseline(baseline, addresses != nullptr));
   for (const Evaluation& e : finalists) {
     kernels.push_back(Jit::compile(e.params));
-    timed.push_back(timedKernel(kernels.back(), e.params.toString(), movable));
+    timed.push_back(timedKernel(kernels.back(), e.params.toString()));
   }
   MeasureConfig config;
   config.addresses = addresses;
@@ -168,7 +167,6 @@ std::vector<SweepPoint> sweepLengths(const gen::Params& winner, const Baseline& 
                                      const ProgressFn& progress, RoundGate* gate,
                                      const std::vector<Baseline>& placed,
                                      SharedAddresses* addresses) {
-  const bool movable = addresses != nullptr;
   const Kernel kernel = Jit::compile(winner);
   MeasureConfig config;
   config.addresses = addresses;
@@ -178,8 +176,8 @@ std::vector<SweepPoint> sweepLengths(const gen::Params& winner, const Baseline& 
   config.repeat = repeat;
   config.targetBatchTicks = 200000;
   config.gate = gate;
-  std::vector<TimedKernel> timed{timedBaseline(baseline, movable),
-                                 timedKernel(kernel, "winner", movable)};
+  std::vector<TimedKernel> timed{timedBaseline(baseline, addresses != nullptr),
+                                 timedKernel(kernel, "winner")};
   for (const Baseline& b : placed) timed.push_back(timedBaseline(b));
   const auto samples = measureInterleaved(timed, config, timer, workload, progress);
   std::vector<SweepPoint> points;

@@ -107,10 +107,9 @@ double HostMeasurer::timeOnce(const Kernel& candidate, Evaluation& e) {
   config.targetBatchTicks = settings_.targetBatchTicks;
   config.warmupBatches = 2;
   config.addresses = addresses_;
-  const bool movable = addresses_ != nullptr;
   const auto samples = measureInterleaved(
-      {timedBaseline(baseline_, movable), timedKernel(candidate, "candidate", movable)}, config,
-      timer_, workload_);
+      {timedBaseline(baseline_, addresses_ != nullptr), timedKernel(candidate, "candidate")},
+      config, timer_, workload_);
   std::vector<double> baselineTimes, measured;
   for (std::size_t i = 0; i < config.sizes.size(); ++i) {
     baselineTimes.push_back(summarize(samples[0].sizes[i].perCall).median);
@@ -188,12 +187,11 @@ std::vector<GuardResult> HostMeasurer::guardInGroups(const std::vector<gen::Para
     config.warmupBatches = 2;
     config.gate = quietRounds();
     config.addresses = addresses_;
-    const bool movable = addresses_ != nullptr;
     for (std::size_t first = 0; first < out.size(); first += groupSize) {
       const std::size_t last = std::min(out.size(), first + groupSize);
-      std::vector<TimedKernel> timed{timedBaseline(baseline_, movable)};
+      std::vector<TimedKernel> timed{timedBaseline(baseline_, addresses_ != nullptr)};
       for (std::size_t k = first; k < last; ++k)
-        timed.push_back(timedKernel(kernels[k], out[k].params.toString(), movable));
+        timed.push_back(timedKernel(kernels[k], out[k].params.toString()));
       const Window window = openWindow();
       const auto samples = measureInterleaved(timed, config, timer_, *workload, stopOnInterrupt());
       closeWindow(window, false);
