@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <set>
 
 #include "csumtune/cpu.hpp"
 #include "csumtune/loader.hpp"
@@ -684,6 +685,109 @@ TEST(Tune, FinalistsTheProfileCannotTellApartGoToARunoffAtTheGuardLengths) {
     EXPECT_EQ(run.finalists.front().params, replay.ranOff.back())
         << "the finalist that loses least at the guard lengths is not the winner";
     EXPECT_EQ(run.finalists[1].params, best) << "the others keep their order";
+  }
+}
+
+// A SIMD winner's middle bound is decided per call, as the profile (imix: nothing between 41
+// and 575 bytes) cannot: the winner with each middle bound is measured together at the guard
+// lengths, and the one fastest there replaces it unless it loses more there or is slower on
+// the profile. A kernel-safe winner has no middle path, and a measurer without timing keeps
+// the winner as it is.
+TEST(Tune, ASimdWinnersMiddlePathIsDecidedPerCallAtTheGuardLengths) {
+  class Middle : public ReplayMeasurer {
+   public:
+    using ReplayMeasurer::ReplayMeasurer;
+    bool timed = true;
+    int fastMid = 256;
+    double fastExcess = 0.25;  // the others' is 0.2
+    bool slowerOnTheProfile = false;
+    std::vector<gen::Params> together;  // the middle stage's candidates
+    Evaluation measure(const gen::Params& p) override {
+      Evaluation e = ReplayMeasurer::measure(p);
+      if (e.status == EvalStatus::Refused && p.mid != 0) {  // the table has no middle paths
+        gen::Params without = p;
+        without.mid = 0;
+        e = ReplayMeasurer::measure(without.canonical());
+        e.params = p;
+      }
+      return e;
+    }
+    std::vector<GuardResult> guardTogether(const std::vector<gen::Params>& candidates,
+                                           const std::vector<int>& lengths) override {
+      auto out = ReplayMeasurer::guardTogether(candidates, lengths);
+      const bool middleOnly = std::all_of(candidates.begin(), candidates.end(), [&](auto p) {
+        p.mid = candidates.front().mid;
+        return p == candidates.front();
+      });
+      if (!middleOnly || !timed) return out;
+      together = candidates;
+      for (GuardResult& g : out) {
+        const bool fast = g.params.mid == fastMid;
+        g.meanRatio = fast ? 0.8 : 0.9 + 0.001 * g.params.mid / 128;
+        g.excess = fast ? fastExcess : 0.2;
+        g.worstRatio = 1.05;
+      }
+      return out;
+    }
+    std::vector<FinalistResult> remeasureFinalists(const std::vector<Evaluation>& f) override {
+      auto out = ReplayMeasurer::remeasureFinalists(f);
+      for (FinalistResult& r : out) {
+        if (r.params.mid == fastMid && slowerOnTheProfile) {
+          const double m = r.speedup.median * 0.8;
+          r.speedup = {m, m, m, 1.0};
+        }
+      }
+      return out;
+    }
+  };
+  const gen::Params best = gen::parseParams("carry=avx2,chains=2,unroll=8");
+  const auto table = syntheticTable(best, false);
+  struct Case {
+    double fastExcess;
+    bool slowerOnTheProfile;
+    bool chosen;
+  };
+  for (const Case c : {Case{0.25, false, true}, Case{0.5, false, false}, Case{0.0, true, false}}) {
+    Middle replay(table);
+    replay.fastExcess = c.fastExcess;
+    replay.slowerOnTheProfile = c.slowerOnTheProfile;
+    TuneRun run = runFor(false, 1000000);
+    TuneSettings settings;
+    settings.frameShapes = 0;
+    tune(run, replay, settings);
+    ASSERT_EQ(run.end, TuneEnd::Complete) << run.failure;
+    ASSERT_GE(replay.together.size(), 3u) << "the winner and at least two middle bounds";
+    const gen::Params was = replay.together.front();
+    EXPECT_EQ(was.carry, gen::Carry::Avx2);
+    std::vector<int> mids;
+    for (const gen::Params& p : replay.together) mids.push_back(p.mid);
+    EXPECT_NE(std::find(mids.begin(), mids.end(), 256), mids.end());
+    EXPECT_EQ(std::set<int>(mids.begin(), mids.end()).size(), mids.size()) << "measured twice";
+    ASSERT_EQ(run.middle.size(), replay.together.size());
+    const gen::Params& winner = run.finalists.front().params;
+    EXPECT_EQ(winner.mid, c.chosen ? 256 : was.mid);
+    gen::Params unmoved = winner;
+    unmoved.mid = was.mid;
+    EXPECT_EQ(unmoved.canonical(), was) << "more than the middle bound changed";
+    // Every figure printed for the winner is the middle stage's measurement of it.
+    const auto own = std::find_if(run.middle.begin(), run.middle.end(),
+                                  [&](const auto& m) { return m.atLengths.params == winner; });
+    ASSERT_NE(own, run.middle.end());
+    EXPECT_DOUBLE_EQ(run.finalists.front().speedup.median, own->profile.median);
+  }
+  // No middle stage for a kernel-safe winner, nor without timing.
+  for (const bool kernelSafe : {true, false}) {
+    Middle replay(syntheticTable(
+        kernelSafe ? gen::parseParams("carry=adc,chains=4,unroll=16") : best, kernelSafe));
+    replay.timed = kernelSafe;
+    TuneRun run = runFor(kernelSafe, 1000000);
+    TuneSettings settings;
+    settings.frameShapes = 0;
+    tune(run, replay, settings);
+    ASSERT_EQ(run.end, TuneEnd::Complete) << run.failure;
+    EXPECT_TRUE(replay.together.empty());
+    EXPECT_TRUE(run.middle.empty());
+    EXPECT_EQ(run.finalists.front().params.mid, 0);
   }
 }
 

@@ -2,6 +2,7 @@
 //
 //   csumtune tune [--algorithm A] [--budget N] [--time S] [--profile NAME | --sizes LIST]
 //                 [--cache hot|cold] [--kernel-safe] [--out DIR] [--resume] [--seed N] ...
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <cstdio>
@@ -78,8 +79,8 @@ void printSummary(const tuner::HostTuneOutcome& outcome, const TuneOptions& o) {
              run.search.algorithm, run.uniqueThisRun, run.revisits, run.searchSeconds,
              run.stoppedBecause);
   fmt::print(
-      "time     {:.1f} s in all (search {:.1f} s; guard, finalists, runoff, placement, sizes, "
-      "sweep {:.1f} s)\n",
+      "time     {:.1f} s in all (search {:.1f} s; guard, finalists, runoff, middle, placement, "
+      "sizes, sweep {:.1f} s)\n",
       outcome.wholeSeconds, run.searchSeconds,
       std::max(0.0, run.elapsedSeconds - run.searchSeconds));
   fmt::print("machine  {}\n", run.contention.summary(outcome.contention));
@@ -89,6 +90,25 @@ void printSummary(const tuner::HostTuneOutcome& outcome, const TuneOptions& o) {
         "runoff   {} finalists the profile could not tell apart were measured again together at "
         "the guard lengths; the winner lost least there (report.md, Runoff)\n",
         run.runoff.size());
+  }
+  if (!run.middle.empty()) {
+    // The variants differ in their middle bound only (the placement stage may move the winner
+    // after this one).
+    const tuner::GuardResult& was = run.middle.front().atLengths;
+    const auto chosen = std::find_if(run.middle.begin(), run.middle.end(), [&](const auto& m) {
+      return m.atLengths.params.mid == w.params.mid;
+    });
+    if (was.params.mid == w.params.mid || chosen == run.middle.end()) {
+      fmt::print(
+          "middle   mid={}: no other middle bound was faster per call without losing more or "
+          "being slower on the profile (report.md, Middle path)\n",
+          w.params.mid);
+    } else {
+      fmt::print(
+          "middle   mid={} instead of mid={}: faster per call at the guard lengths (mean time "
+          "ratio {:.3f} against {:.3f}), not slower on the profile (report.md, Middle path)\n",
+          w.params.mid, was.params.mid, chosen->atLengths.meanRatio, was.meanRatio);
+    }
   }
   if (!run.placement.empty()) {
     const tuner::GuardResult& least = tuner::leastLosing(run.placement);

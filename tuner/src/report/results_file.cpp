@@ -57,39 +57,43 @@ json finalistJson(const FinalistResult& f) {
           {"sizes", sizes}};
 }
 
+// One kernel's figures at the guard lengths.
+json guardResultJson(const GuardResult& g) {
+  return {{"params", g.params.toString()},
+          {"worst_time_ratio", g.worstRatio},
+          {"worst_length", g.worstLength},
+          {"worst_cache", toString(g.worstCache)},
+          {"excess", g.excess},
+          {"mean_time_ratio", g.meanRatio}};
+}
+
 json guardJson(const TuneRun& run) {
   json candidates = json::array();
   for (const GuardResult& g : run.guard) {
-    candidates.push_back({{"params", g.params.toString()},
-                          {"worst_time_ratio", g.worstRatio},
-                          {"worst_length", g.worstLength},
-                          {"worst_cache", toString(g.worstCache)},
-                          {"excess", g.excess},
-                          {"eligible", g.eligible}});
+    candidates.push_back(guardResultJson(g));
+    candidates.back()["eligible"] = g.eligible;
   }
   // The finalists the profile could not tell apart, measured again together (tune.cpp runoff).
   json runoff = json::array();
-  for (const GuardResult& g : run.runoff) {
-    runoff.push_back({{"params", g.params.toString()},
-                      {"worst_time_ratio", g.worstRatio},
-                      {"worst_length", g.worstLength},
-                      {"worst_cache", toString(g.worstCache)},
-                      {"excess", g.excess}});
+  for (const GuardResult& g : run.runoff) runoff.push_back(guardResultJson(g));
+  // A SIMD winner with each middle bound, measured together (tune.cpp chooseMiddlePath).
+  json middle = json::array();
+  for (const MiddlePathResult& m : run.middle) {
+    middle.push_back(guardResultJson(m.atLengths));
+    middle.back()["mid"] = m.atLengths.params.mid;
+    middle.back()["profile_speedup"] = ratioJson(m.profile);
   }
   // The winner at each placement, measured together (tune.cpp place).
   json placement = json::array();
   for (const GuardResult& g : run.placement) {
-    placement.push_back({{"params", g.params.toString()},
-                         {"place", g.params.place},
-                         {"worst_time_ratio", g.worstRatio},
-                         {"worst_length", g.worstLength},
-                         {"worst_cache", toString(g.worstCache)},
-                         {"excess", g.excess}});
+    placement.push_back(guardResultJson(g));
+    placement.back()["place"] = g.params.place;
   }
   return {{"lengths", run.guardLengths},
           {"tolerance", run.guardTolerance},
           {"candidates", candidates},
           {"runoff", runoff},
+          {"middle", middle},
           {"placement", placement},
           {"placement_profile",
            run.placementProfile ? json{{"at_own_placement", ratioJson(run.placementProfile->first)},

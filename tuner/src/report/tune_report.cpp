@@ -363,6 +363,26 @@ std::string renderTuneReport(const TuneRun& run, const std::vector<std::string>&
                         known ? (earlier->excess + g.excess) / 2 : g.excess);
     }
   }
+  if (!run.middle.empty()) {
+    md += fmt::format(
+        "\n### Middle path\n\nThe profile may weigh no length between the short path and the "
+        "loop, so the winner of the stages above was measured with each middle bound (`mid`, "
+        "none included) together with `{}`, in one interleaved run at the guard's lengths, hot "
+        "and cold, and with the finalists on the profile. Another bound replaces the winner's "
+        "where it is faster per call (a smaller geometric mean of the time ratios at those "
+        "lengths), loses no more there (an excess at most {:.2f} above the winner's) and is not "
+        "slower on the profile (the intervals overlap).\n\n| params | mean time ratio | excess "
+        "| worst time ratio | at length | cache | profile speed-up [95% CI] |\n"
+        "|---|---:|---:|---:|---:|---|---|\n",
+        run.baseline, run.middleExcessSlack);
+    for (const MiddlePathResult& m : run.middle) {
+      const GuardResult& g = m.atLengths;
+      md += fmt::format(
+          "| `{}`{} | {:.3f} | {:.2f} | {:.3f} | {} | {} | {} |\n", g.params.toString(),
+          g.params.mid == run.finalists.front().params.mid ? " (chosen)" : "", g.meanRatio,
+          g.excess, g.worstRatio, g.worstLength, toString(g.worstCache), ci(m.profile));
+    }
+  }
   if (!run.placement.empty()) {
     md += fmt::format(
         "\n### Placement\n\nThe same winner with its entry at each offset of a 64-byte line "

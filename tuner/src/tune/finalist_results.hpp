@@ -58,6 +58,16 @@ struct GuardResult {
   // How much and how often it loses: the sum over the lengths, hot and cold, of (time ratio
   // - 1) where that is above 0. One noisy length moves it less than it moves worstRatio.
   double excess = 0;
+  // How fast it is per call, losses and gains alike: the geometric mean over the lengths, hot
+  // and cold, of the time ratio (0 when the measurer cannot tell: a replayed table).
+  double meanRatio = 0;
+};
+
+// A SIMD winner with one middle bound (tune.cpp, chooseMiddlePath): at the guard lengths and
+// on the profile, each measured together with the others.
+struct MiddlePathResult {
+  GuardResult atLengths;
+  RatioEstimate profile;  // speed-up against the baseline on the profile
 };
 
 // The fastest kernel within a code-size limit, measured together with the winner.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 
 #include <fmt/format.h>
 
@@ -177,6 +178,8 @@ std::vector<GuardResult> HostMeasurer::guardInGroups(const std::vector<gen::Para
   if (candidates.empty()) return out;
   std::vector<Kernel> kernels;
   for (const gen::Params& p : candidates) kernels.push_back(Jit::compile(p));
+  std::vector<double> logRatios(out.size(), 0);
+  std::vector<std::size_t> ratios(out.size(), 0);
   for (Workload* workload : workloads) {
     MeasureConfig config;
     for (int length : lengths) {
@@ -203,6 +206,10 @@ std::vector<GuardResult> HostMeasurer::guardInGroups(const std::vector<gen::Para
               pairedRatio(samples[k - first + 1].sizes[i].perCall, samples[0].sizes[i].perCall)
                   .median;
           g.excess += std::max(ratio - 1, 0.0);
+          if (ratio > 0) {
+            logRatios[k] += std::log(ratio);
+            ++ratios[k];
+          }
           if (ratio > g.worstRatio) {
             g.worstRatio = ratio;
             g.worstLength = config.sizes[i];
@@ -211,6 +218,9 @@ std::vector<GuardResult> HostMeasurer::guardInGroups(const std::vector<gen::Para
         }
       }
     }
+  }
+  for (std::size_t k = 0; k < out.size(); ++k) {
+    if (ratios[k] > 0) out[k].meanRatio = std::exp(logRatios[k] / static_cast<double>(ratios[k]));
   }
   return out;
 }

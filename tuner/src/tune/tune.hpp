@@ -36,6 +36,10 @@ struct TuneSettings {
   // When the finalists' final measurement reverses the search's order of two of them by more
   // than this (beyond its confidence interval), the finalists are widened and measured again.
   double rankingTolerance = 0.02;
+  // The middle-path stage (tune/middle_path.hpp): another middle bound replaces a SIMD
+  // winner's only when its excess at the guard lengths is at most this much above the
+  // winner's, measured together (one noisy length, hot or cold, moves an excess by about this).
+  double middleExcessSlack = 0.1;
   // The trade-off: the fastest kernel within each of these code sizes (bytes) is measured
   // together with the winner (limits the winner fits are skipped; empty = none).
   std::vector<std::size_t> sizeLimits{256, 384, 512, 768};

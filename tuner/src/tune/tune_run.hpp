@@ -68,6 +68,11 @@ struct TuneRun {
   // The finalists the profile could not tell from the first, measured again together at the
   // guard lengths (empty when there was no tie): the one that loses least there went first.
   std::vector<GuardResult> runoff;
+  // A SIMD winner with each middle bound (mid=N, none included; the winner first), measured
+  // together at the guard lengths and on the profile (empty when not measured): the one
+  // fastest per call that loses no more won (tune/middle_path.hpp).
+  std::vector<MiddlePathResult> middle;
+  double middleExcessSlack = 0;
   // The winner at every placement (`place`: its entry's offset in a 64-byte line), measured
   // together at the guard lengths (empty when not measured): the one that loses least won.
   std::vector<GuardResult> placement;
