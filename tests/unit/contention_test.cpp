@@ -441,6 +441,60 @@ TEST(Contention, AReversedRankingWidensTheFinalists) {
   EXPECT_EQ(again.finalists.front().params, reversing.favourite);
 }
 
+// Widening is for a ranking made under contention; it must not let in a kernel the guard kept
+// out of the finalists (one that loses far more per call than they do), however fast the
+// profile then measures it: when no candidate passes the guard, the widened finalists are
+// those as close to passing as the first ones were.
+TEST(Contention, WideningLetsInNoKernelThatLosesMoreAtTheGuardLengths) {
+  class LosingReplay : public ReversingReplay {
+   public:
+    using ReversingReplay::ReversingReplay;
+    gen::Params loser;  // the profile's fastest, the guard's worst
+    std::vector<GuardResult> guard(const std::vector<gen::Params>& candidates,
+                                   const std::vector<int>& lengths) override {
+      auto out = ReplayMeasurer::guard(candidates, lengths);
+      for (GuardResult& g : out) {
+        g.worstRatio = 1.1;  // none passes
+        g.excess = g.params == loser ? 5.0 : 0.2;
+      }
+      return out;
+    }
+    std::vector<FinalistResult> remeasureFinalists(
+        const std::vector<Evaluation>& finalists) override {
+      auto out = ReversingReplay::remeasureFinalists(finalists);
+      for (FinalistResult& f : out) {
+        if (f.params == loser) f.scorePerByte /= 1.5;
+      }
+      std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
+        return a.scorePerByte < b.scorePerByte;
+      });
+      return out;
+    }
+  };
+  const gen::Params best = gen::parseParams("carry=adc,chains=4,unroll=24");
+  const auto ranked = topEvaluations(bowl(best), bowl(best).size());
+  LosingReplay replay(bowl(best));
+  replay.favourite = ranked[2].params;  // reverses the finalists' order: they are widened
+  // The best of another family, which widening takes.
+  replay.loser = std::find_if(ranked.begin(), ranked.end(), [&](const Evaluation& e) {
+                   return e.params.carry != best.carry;
+                 })->params;
+  TuneRun run = shortRun();
+  run.search.algorithm = "exhaustive";
+  run.budget = 100000;
+  TuneSettings settings;
+  settings.frameShapes = 0;
+  settings.polishShapes = 0;
+  settings.finalists = 3;
+  tune(run, replay, settings);
+  ASSERT_TRUE(run.complete());
+  ASSERT_FALSE(run.widened.empty());
+  EXPECT_GT(run.finalists.size(), 3u);
+  for (const FinalistResult& f : run.finalists)
+    EXPECT_NE(f.params, replay.loser) << "widening let in what the guard kept out";
+  EXPECT_EQ(run.finalists.front().params, replay.favourite);
+}
+
 // A gate that rejects chosen rounds once.
 class RejectingGate : public RoundGate {
  public:

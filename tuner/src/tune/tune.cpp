@@ -420,6 +420,23 @@ std::vector<Evaluation> widenedFinalists(const TuneRun& run, std::size_t count) 
   return wider;
 }
 
+// Of the widened finalists, those that pass the guard or lose no more at its lengths than the
+// finalists chosen before did (an excess at most the largest of theirs): widening is for a
+// ranking made under contention, and must not let in a kernel that the guard's choice of
+// finalists (the ones closest to passing) had kept out, only for the profile to rank it first.
+std::vector<Evaluation> asCloseToPassing(const TuneRun& run, std::vector<Evaluation> wider) {
+  double largest = 0;
+  for (const FinalistResult& f : run.finalists) {
+    if (const GuardResult* g = findGuardResult(run.guard, f.params))
+      largest = std::max(largest, g->eligible ? 0.0 : g->excess);
+  }
+  std::erase_if(wider, [&](const Evaluation& e) {
+    const GuardResult* g = findGuardResult(run.guard, e.params);
+    return g && !g->eligible && g->excess > largest;
+  });
+  return wider;
+}
+
 // The trade-off, measured: the fastest kernel of the Pareto front within each size limit the
 // winner does not fit, and the winner, all in one interleaved measurement.
 std::vector<SizeLimitResult> measureSizeLimits(const TuneRun& run, TuneMeasurer& measurer,
@@ -540,7 +557,7 @@ void tuneInterruptibly(TuneRun& run, TuneMeasurer& measurer, const TuneSettings&
   // Don't settle for a ranking made under contention: when the final measurement reverses
   // it, the finalists are widened (the best of each family too) and measured again together.
   if (auto reversal = rankingReversed(run.finalists, settings.rankingTolerance)) {
-    const auto wider = widenedFinalists(run, settings.finalists);
+    auto wider = widenedFinalists(run, settings.finalists);
     std::vector<gen::Params> unguarded;
     for (const Evaluation& e : wider) {
       if (settings.guardCandidates > 0 &&
@@ -552,6 +569,7 @@ void tuneInterruptibly(TuneRun& run, TuneMeasurer& measurer, const TuneSettings&
       for (GuardResult& g : guardedResults(measurer, unguarded, settings))
         run.guard.push_back(std::move(g));
     }
+    if (settings.guardCandidates > 0) wider = asCloseToPassing(run, std::move(wider));
     run.finalists = measureFinalists(run, measurer, wider);
     run.widened = fmt::format(
         "{}: the finalists were widened to {} (the best of each carry family too) and measured "
