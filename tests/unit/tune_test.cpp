@@ -124,6 +124,35 @@ TEST(Tune, ThePolishStageMeasuresTheNeighboursOfTheBestLoopShapes) {
   EXPECT_EQ(unpolished.finalists.front().params, settled);
 }
 
+// The polish stage takes the best loop shape of every family too, not only the best three
+// overall: a family whose search settled on a prefetch (here adcx, behind three adc shapes)
+// gets its neighbour without one measured, and that neighbour can win.
+TEST(Tune, ThePolishStageMeasuresTheNeighboursOfEachFamilysBestLoopShape) {
+  const gen::Params fastest = gen::parseParams("carry=adcx,chains=6,unroll=30");
+  const gen::Params settled = gen::parseParams("carry=adcx,chains=8,unroll=32,prefetch=192");
+  std::vector<Evaluation> table =
+      syntheticTable(gen::parseParams("carry=adc,chains=4,unroll=24"), true);
+  TuneSettings settings;
+  settings.frameShapes = 0;
+  for (Evaluation& e : table) {
+    if (e.params == fastest) e.score = 0.4;
+    if (e.params == settled) e.score = 0.9;
+    e.scorePerByte = e.score * e.baselinePerByte;
+    for (const char* known : {"carry=adc,chains=4,unroll=24", "carry=adc,chains=4,unroll=16",
+                              "carry=adc,chains=5,unroll=30"}) {
+      if (e.params == gen::parseParams(known)) settings.earlier.push_back(e);
+    }
+    if (e.params == settled) settings.earlier.push_back(e);
+  }
+  ASSERT_EQ(settings.earlier.size(), 4u);
+  ReplayMeasurer replay(table);
+  TuneRun run = runFor(true, 1);
+  tune(run, replay, settings);
+  ASSERT_TRUE(run.complete());
+  EXPECT_EQ(run.finalists.front().params, fastest)
+      << "the best adcx shape's neighbour without prefetch was not measured";
+}
+
 TEST(Tune, TheFrameStageTriesShortPathsOfTheBestLoopShapes) {
   const gen::Params loop = gen::parseParams("carry=adc,chains=6,unroll=30");
   gen::Params best = loop;

@@ -77,9 +77,28 @@ void startPhase(TuneMeasurer* measurer, const TuneSettings& settings, const std:
   if (settings.phaseStarted) settings.phaseStarted(name, steps);
 }
 
+// The best loop shape of each carry family measured, best first.
+std::vector<gen::Params> bestLoopOfEachFamily(const Evaluator& evaluator) {
+  std::vector<gen::Params> loops;
+  for (const Evaluation& e :
+       topEvaluations(evaluator.evaluations(), evaluator.evaluations().size())) {
+    const bool seen = std::any_of(loops.begin(), loops.end(),
+                                  [&](const gen::Params& p) { return p.carry == e.params.carry; });
+    if (!seen) loops.push_back(loopOf(e.params));
+  }
+  return loops;
+}
+
 std::string polishLoops(Evaluator& evaluator, std::size_t shapes, const TuneSettings& settings) {
   if (shapes == 0) return "polish: not done";
-  const auto loops = bestLoops(evaluator, shapes);
+  // The best shapes, and the best of each family too: a family searched in a noisy moment can
+  // settle on a prefetch its neighbour without one beats, and then never reaches the frame
+  // stage, however fast that neighbour is.
+  auto loops = bestLoops(evaluator, shapes);
+  const std::size_t best = loops.size();
+  for (const gen::Params& loop : bestLoopOfEachFamily(evaluator)) {
+    if (std::find(loops.begin(), loops.end(), loop) == loops.end()) loops.push_back(loop);
+  }
   std::vector<gen::Params> neighbours;
   for (const gen::Params& loop : loops) {
     for (const gen::Params& n : loopNeighbours(loop)) {
@@ -90,9 +109,9 @@ std::string polishLoops(Evaluator& evaluator, std::size_t shapes, const TuneSett
   startPhase(nullptr, settings, "polish", neighbours.size());
   const auto [measured, how] = measureStage(evaluator, neighbours);
   return fmt::format(
-      "polish: {} neighbouring loop shapes of the best {} (chains ±2, unroll ±4, prefetch as "
-      "found and none), {} measured; {}",
-      neighbours.size(), loops.size(), measured, how);
+      "polish: {} neighbouring loop shapes of the best {} and of the best of each other carry "
+      "family ({}) (chains ±2, unroll ±4, prefetch as found and none), {} measured; {}",
+      neighbours.size(), best, loops.size() - best, measured, how);
 }
 
 // A SIMD kernel without a scalar short path where its loop could have one: its short buffers
