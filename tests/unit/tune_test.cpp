@@ -937,5 +937,41 @@ TEST(Tune, TheSweepSaysWhereTheWinnerLosesToTheFileWhereverItSits) {
   EXPECT_FALSE(toJson(run)["sweep"][1].contains("baseline_placed_per_byte"));
 }
 
+// A median above 1 is not yet a loss: the sweep counts apart the lengths where the paired
+// per-round ratio's 95 % interval is above 1, marks them in the table and says so in the
+// summary line and results.json.
+TEST(Tune, TheSweepCountsApartTheLengthsWhereTheWinnerIsSurelySlower) {
+  TuneRun run = runFor(true, 10);
+  run.end = TuneEnd::Complete;
+  run.finalists.push_back(FinalistResult{});
+  run.sweep = {
+      {16, CacheState::Hot, 1.02, 1.0, {}, {1.02, 0.98, 1.06, 0.95}},  // within the noise
+      {24, CacheState::Hot, 0.9, 1.0, {}, {0.9, 0.88, 0.92, 0.95}},
+      {16, CacheState::Cold, 1.1, 1.0, {}, {1.1, 1.05, 1.15, 0.95}},  // surely slower
+      {24, CacheState::Cold, 1.03, 1.0, {}, {1.03, 1.01, 1.05, 0.95}},
+  };
+  const SweepSummary s = summarizeSweep(run);
+  EXPECT_EQ(s.hot.lengths, std::vector<int>{16});
+  EXPECT_TRUE(s.hot.significantlySlower.empty());
+  EXPECT_EQ(s.cold.lengths, (std::vector<int>{16, 24}));
+  EXPECT_EQ(s.cold.significantlySlower, (std::vector<int>{16, 24}));
+  const std::string line = sweepSummaryLine(run);
+  EXPECT_NE(line.find("with the paired 95 % interval above 1: 0 hot, 2 cold (16, 24)"),
+            std::string::npos)
+      << line;
+  const std::string md = renderTuneReport(run, {});
+  EXPECT_NE(md.find("surely slower: hot at 0 lengths; cold at 2 lengths: 16, 24."),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| 16 | **1.020 slower** | **1.100 slower** † |"), std::string::npos) << md;
+  const auto json = toJson(run);
+  EXPECT_NEAR(json["sweep"][2]["time_ratio_paired"]["ci_low"].get<double>(), 1.05, 1e-9);
+  // A sweep recorded without paired figures says nothing of them.
+  for (SweepPoint& p : run.sweep) p.paired = {};
+  EXPECT_EQ(sweepSummaryLine(run).find("interval"), std::string::npos);
+  EXPECT_EQ(renderTuneReport(run, {}).find("surely slower"), std::string::npos);
+  EXPECT_FALSE(toJson(run)["sweep"][0].contains("time_ratio_paired"));
+}
+
 }  // namespace
 }  // namespace csumtune::tuner

@@ -79,8 +79,10 @@ std::string lengthList(const std::vector<int>& lengths) {
 
 std::string renderSweep(const TuneRun& run) {
   std::map<int, std::map<CacheState, double>> ratios, placedRatios;
+  std::map<int, std::map<CacheState, bool>> surely;
   for (const auto& p : run.sweep) {
     ratios[p.size][p.cache] = p.ratio();
+    surely[p.size][p.cache] = p.significantlySlower();
     if (!p.placedPerByte.empty()) placedRatios[p.size][p.cache] = p.ratioToSlowestPlacement();
   }
   const SweepSummary s = summarizeSweep(run);
@@ -93,6 +95,19 @@ std::string renderSweep(const TuneRun& run) {
       lengthList(s.hot.lengths), s.cold.lengths.size(), s.cold.measured,
       s.cold.lengths.empty() ? "" : ": ", lengthList(s.cold.lengths), s.hot.worstRatio,
       s.cold.worstRatio);
+  if (std::any_of(run.sweep.begin(), run.sweep.end(),
+                  [](const SweepPoint& p) { return p.paired.high > 0; })) {
+    md += fmt::format(
+        "A median above 1.00 is not yet a loss: two copies of the same code measured this way "
+        "differ by up to a few percent at a length, and one is \"slower\" at about half of "
+        "them. Where the median of the paired per-round ratios has its 95 % interval above 1 "
+        "(marked †), the winner is surely slower: hot at {} length{}{}{}; cold at {} length{}{}{}."
+        "\n\n",
+        s.hot.significantlySlower.size(), s.hot.significantlySlower.size() == 1 ? "" : "s",
+        s.hot.significantlySlower.empty() ? "" : ": ", lengthList(s.hot.significantlySlower),
+        s.cold.significantlySlower.size(), s.cold.significantlySlower.size() == 1 ? "" : "s",
+        s.cold.significantlySlower.empty() ? "" : ": ", lengthList(s.cold.significantlySlower));
+  }
   const bool placed = !placedRatios.empty();
   if (placed) {
     md += fmt::format(
@@ -113,15 +128,17 @@ std::string renderSweep(const TuneRun& run) {
                  "the file's slowest placement | cold, the same |\n|---:|---:|---:|---:|---:|\n"
                : "<details><summary>every length</summary>\n\n| bytes | hot | cold "
                  "|\n|---:|---:|---:|\n";
-  auto cell = [](const std::map<CacheState, double>& byCache, CacheState cache) {
+  auto cell = [](const std::map<CacheState, double>& byCache, CacheState cache, bool sure = false) {
     const auto it = byCache.find(cache);
     if (it == byCache.end()) return std::string("");
     const double ratio = it->second;
-    return ratio > 1.0 ? fmt::format("**{:.3f} slower**", ratio) : fmt::format("{:.3f}", ratio);
+    return ratio > 1.0 ? fmt::format("**{:.3f} slower**{}", ratio, sure ? " †" : "")
+                       : fmt::format("{:.3f}", ratio);
   };
   for (const auto& [size, byCache] : ratios) {
-    md += fmt::format("| {} | {} | {} |", size, cell(byCache, CacheState::Hot),
-                      cell(byCache, CacheState::Cold));
+    md += fmt::format("| {} | {} | {} |", size,
+                      cell(byCache, CacheState::Hot, surely[size][CacheState::Hot]),
+                      cell(byCache, CacheState::Cold, surely[size][CacheState::Cold]));
     if (placed) {
       const auto& byPlacement = placedRatios[size];
       md += fmt::format(" {} | {} |", cell(byPlacement, CacheState::Hot),
@@ -210,6 +227,7 @@ SweepSummary summarizeSweep(const TuneRun& run) {
     ++side.measured;
     const double ratio = p.ratio();
     if (ratio > 1.0) side.lengths.push_back(p.size);
+    if (p.significantlySlower()) side.significantlySlower.push_back(p.size);
     if (ratio > side.worstRatio) {
       side.worstRatio = ratio;
       side.worstLength = p.size;
@@ -223,8 +241,10 @@ SweepSummary summarizeSweep(const TuneRun& run) {
       side.worstPlacedLength = p.size;
     }
   }
-  std::sort(s.hot.lengths.begin(), s.hot.lengths.end());
-  std::sort(s.cold.lengths.begin(), s.cold.lengths.end());
+  for (SlowerLengths* side : {&s.hot, &s.cold}) {
+    std::sort(side->lengths.begin(), side->lengths.end());
+    std::sort(side->significantlySlower.begin(), side->significantlySlower.end());
+  }
   return s;
 }
 
@@ -240,6 +260,17 @@ std::string sweepSummaryLine(const TuneRun& run) {
   };
   std::string line = "slower than " + run.baseline + " at " + side(s.hot, "hot");
   if (s.cold.measured > 0) line += ", " + side(s.cold, "cold");
+  const auto surely = [](const SlowerLengths& l, const char* cache) {
+    std::string text = fmt::format("{} {}", l.significantlySlower.size(), cache);
+    if (!l.significantlySlower.empty())
+      text += fmt::format(" ({})", fmt::join(l.significantlySlower, ", "));
+    return text;
+  };
+  if (std::any_of(run.sweep.begin(), run.sweep.end(),
+                  [](const SweepPoint& p) { return p.paired.high > 0; })) {
+    line += "; with the paired 95 % interval above 1: " + surely(s.hot, "hot");
+    if (s.cold.measured > 0) line += ", " + surely(s.cold, "cold");
+  }
   const auto placed = [](const SlowerLengths& l, const char* cache) {
     std::string text = fmt::format("{} {}", l.slowerThanEveryPlacement.size(), cache);
     if (!l.slowerThanEveryPlacement.empty())

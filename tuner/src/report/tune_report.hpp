@@ -17,6 +17,8 @@ struct SlowerLengths {
   std::size_t measured = 0;  // lengths swept in this cache state
   double worstRatio = 0;     // the highest time ratio winner / baseline (any length)
   int worstLength = 0;
+  // Where the paired ratio's 95 % interval is above 1 (SweepPoint::significantlySlower).
+  std::vector<int> significantlySlower;  // ascending
   // Against the file at each of its placements (when the sweep measured them): the lengths
   // where the winner is slower than the file at its slowest placement, i.e. wherever it sits.
   bool placed = false;

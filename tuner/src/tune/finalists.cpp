@@ -187,7 +187,8 @@ std::vector<SweepPoint> sweepLengths(const gen::Params& winner, const Baseline& 
                      workload.config().cache,
                      summarize(samples[1].sizes[i].perCall).median / size,
                      summarize(samples[0].sizes[i].perCall).median / size,
-                     {}};
+                     {},
+                     pairedRatio(samples[1].sizes[i].perCall, samples[0].sizes[i].perCall)};
     for (std::size_t k = 2; k < samples.size(); ++k)
       point.placedPerByte.push_back(summarize(samples[k].sizes[i].perCall).median / size);
     points.push_back(std::move(point));
