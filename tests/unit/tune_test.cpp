@@ -153,6 +153,43 @@ TEST(Tune, ThePolishStageMeasuresTheNeighboursOfEachFamilysBestLoopShape) {
       << "the best adcx shape's neighbour without prefetch was not measured";
 }
 
+// A loop shape is ranked with the default frame, which suits the families unequally: the best
+// shape of a family close behind the best ones (here adcx, 10 % behind adc, with frame stage
+// room for one shape only) gets the frame stage too, and its frame can win. A family far
+// behind (add32) does not.
+TEST(Tune, TheFrameStageTakesTheBestShapeOfEachFamilyCloseBehind) {
+  const gen::Params first = gen::parseParams("carry=adc,chains=6,unroll=30");
+  const gen::Params behind = gen::parseParams("carry=adcx,chains=6,unroll=30");
+  std::vector<Evaluation> table = syntheticTable(first, true);
+  for (Evaluation& e : table) {
+    if (e.params == behind) e.score = 0.55;  // adc's best is 0.5, every other adcx 0.7 or more
+  }
+  gen::Params best = behind;
+  best.exact = 40;
+  best.sum = gen::SumEntry::Last;
+  for (const gen::Params& loop :
+       {first, behind, gen::parseParams("carry=add32,chains=6,unroll=30")}) {
+    for (const gen::Params& v : gen::frameVariants(loop, {40, 576, 1500})) {
+      if (v == loop) continue;
+      Evaluation e = table.front();
+      e.params = v;
+      e.status = EvalStatus::Ok;
+      e.score = v == best ? 0.4 : (v.carry == gen::Carry::Add32 ? 0.3 : 0.52);
+      table.push_back(e);
+    }
+  }
+  ReplayMeasurer replay(table);
+  TuneRun run = runFor(true, SearchSpace(true).distinctKernels().size());
+  TuneSettings settings;
+  settings.frameShapes = 1;
+  tune(run, replay, settings);
+  ASSERT_EQ(run.end, TuneEnd::Complete) << run.failure;
+  EXPECT_EQ(run.finalists.front().params, best) << run.finalists.front().params.toString();
+  EXPECT_TRUE(std::none_of(run.evaluations.begin(), run.evaluations.end(), [](const Evaluation& e) {
+    return e.params.carry == gen::Carry::Add32 && e.params.exact != 0;
+  })) << "a family far behind got the frame stage";
+}
+
 TEST(Tune, TheFrameStageTriesShortPathsOfTheBestLoopShapes) {
   const gen::Params loop = gen::parseParams("carry=adc,chains=6,unroll=30");
   gen::Params best = loop;

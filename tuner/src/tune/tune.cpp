@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <limits>
 #include <optional>
 
 #include <fmt/format.h>
@@ -77,11 +78,14 @@ void startPhase(TuneMeasurer* measurer, const TuneSettings& settings, const std:
   if (settings.phaseStarted) settings.phaseStarted(name, steps);
 }
 
-// The best loop shape of each carry family measured, best first.
-std::vector<gen::Params> bestLoopOfEachFamily(const Evaluator& evaluator) {
+// The best loop shape of each carry family measured whose best score is at most `within`
+// times the best of all, best first.
+std::vector<gen::Params> bestLoopOfEachFamily(const Evaluator& evaluator,
+                                              double within = std::numeric_limits<double>::max()) {
   std::vector<gen::Params> loops;
-  for (const Evaluation& e :
-       topEvaluations(evaluator.evaluations(), evaluator.evaluations().size())) {
+  const auto ranked = topEvaluations(evaluator.evaluations(), evaluator.evaluations().size());
+  for (const Evaluation& e : ranked) {
+    if (e.score > within * ranked.front().score) break;
     const bool seen = std::any_of(loops.begin(), loops.end(),
                                   [&](const gen::Params& p) { return p.carry == e.params.carry; });
     if (!seen) loops.push_back(loopOf(e.params));
@@ -114,6 +118,10 @@ std::string polishLoops(Evaluator& evaluator, std::size_t shapes, const TuneSett
       neighbours.size(), best, loops.size() - best, measured, how);
 }
 
+// How far behind the best loop shape (score ratio) a family's best may be and still get the
+// frame stage.
+constexpr double kFrameFamilyReach = 1.25;
+
 // A SIMD kernel without a scalar short path where its loop could have one: its short buffers
 // run the vector set-up and reduction (the default winner that lost 1.5-1.8x to Linux at
 // 8-31 bytes was one). The frame stage does not offer them (docs/tuning.md).
@@ -132,7 +140,15 @@ bool lacksPossibleShortPath(const gen::Params& p) {
 std::string searchFrames(const TuneRun& run, Evaluator& evaluator, std::size_t shapes,
                          const TuneSettings& settings) {
   if (shapes == 0) return "frames: not searched";
-  const auto loops = bestLoops(evaluator, shapes);
+  // The best shapes, and the best of each family close behind them: a loop shape is ranked
+  // with the default frame, which suits the families unequally (on Zen 5 the best avx512vnni
+  // frame is a third faster on imix than its default frame, the best avx2 one a tenth), so a
+  // family a few percent behind may be the one whose frames win.
+  auto loops = bestLoops(evaluator, shapes);
+  const std::size_t best = loops.size();
+  for (const gen::Params& loop : bestLoopOfEachFamily(evaluator, kFrameFamilyReach)) {
+    if (std::find(loops.begin(), loops.end(), loop) == loops.end()) loops.push_back(loop);
+  }
   std::vector<int> lengths;
   for (const auto& entry : run.profile.entries) lengths.push_back(entry.size);
   std::vector<gen::Params> variants;
@@ -144,9 +160,10 @@ std::string searchFrames(const TuneRun& run, Evaluator& evaluator, std::size_t s
   }
   startPhase(nullptr, settings, "frames", variants.size());
   const auto [measured, how] = measureStage(evaluator, variants);
-  std::string text =
-      fmt::format("frames: {} short-path variants of the best {} loop shapes, {} measured; {}",
-                  variants.size(), loops.size(), measured, how);
+  std::string text = fmt::format(
+      "frames: {} short-path variants of the best {} loop shapes and of the best "
+      "of each other family within {:.0f} % of them ({}), {} measured; {}",
+      variants.size(), best, 100 * (kFrameFamilyReach - 1), loops.size() - best, measured, how);
   if (how != "done") return text;
   std::vector<gen::Params> classes;
   std::size_t frames = 0;
