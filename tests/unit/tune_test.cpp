@@ -756,16 +756,20 @@ TEST(Tune, FinalistsTheProfileCannotTellApartGoToARunoffAtTheGuardLengths) {
 
 // A SIMD winner's middle bound is decided per call, as the profile (imix: nothing between 41
 // and 575 bytes) cannot: the winner with each middle bound is measured together at the guard
-// lengths, and the one fastest there replaces it unless it loses more there or is slower on
-// the profile. A kernel-safe winner has no middle path, and a measurer without timing keeps
-// the winner as it is.
+// lengths, and the one fastest there goes first unless it loses more there, fails the guard
+// the winner passed, is faster by less than the margin, or is slower on the profile. The
+// winner it replaces stays behind it, every figure is the stage's, and each bound measured
+// afresh is recorded. A kernel-safe winner has no middle path, and a measurer without timing
+// keeps the winner as it is.
 TEST(Tune, ASimdWinnersMiddlePathIsDecidedPerCallAtTheGuardLengths) {
   class Middle : public ReplayMeasurer {
    public:
     using ReplayMeasurer::ReplayMeasurer;
     bool timed = true;
     int fastMid = 256;
+    double fastMean = 0.8;     // the others' is about 0.9
     double fastExcess = 0.25;  // the others' is 0.2
+    double fastWorst = 1.01;   // the others' too
     bool slowerOnTheProfile = false;
     std::vector<gen::Params> together;  // the middle stage's candidates
     Evaluation measure(const gen::Params& p) override {
@@ -775,6 +779,8 @@ TEST(Tune, ASimdWinnersMiddlePathIsDecidedPerCallAtTheGuardLengths) {
         without.mid = 0;
         e = ReplayMeasurer::measure(without.canonical());
         e.params = p;
+        e.score *= 1 + 0.01 * p.mid / 128;  // each its own figures
+        e.scorePerByte = e.score * e.baselinePerByte;
       }
       return e;
     }
@@ -789,19 +795,20 @@ TEST(Tune, ASimdWinnersMiddlePathIsDecidedPerCallAtTheGuardLengths) {
       together = candidates;
       for (GuardResult& g : out) {
         const bool fast = g.params.mid == fastMid;
-        g.meanRatio = fast ? 0.8 : 0.9 + 0.001 * g.params.mid / 128;
+        g.meanRatio = fast ? fastMean : 0.9 + 0.001 * g.params.mid / 128;
         g.excess = fast ? fastExcess : 0.2;
-        g.worstRatio = 1.05;
+        g.worstRatio = fast ? fastWorst : 1.01;
       }
       return out;
     }
     std::vector<FinalistResult> remeasureFinalists(const std::vector<Evaluation>& f) override {
       auto out = ReplayMeasurer::remeasureFinalists(f);
       for (FinalistResult& r : out) {
-        if (r.params.mid == fastMid && slowerOnTheProfile) {
-          const double m = r.speedup.median * 0.8;
-          r.speedup = {m, m, m, 1.0};
-        }
+        // Overlapping intervals, each bound its own median; much slower for `slower...`.
+        const double m =
+            r.speedup.median *
+            (r.params.mid == fastMid && slowerOnTheProfile ? 0.8 : 1 + 0.001 * r.params.mid / 128);
+        r.speedup = {m, m - 0.05, m + 0.05, 0.95};
       }
       return out;
     }
@@ -809,13 +816,21 @@ TEST(Tune, ASimdWinnersMiddlePathIsDecidedPerCallAtTheGuardLengths) {
   const gen::Params best = gen::parseParams("carry=avx2,chains=2,unroll=8");
   const auto table = syntheticTable(best, false);
   struct Case {
-    double fastExcess;
+    const char* what;
+    double fastMean, fastExcess, fastWorst;
     bool slowerOnTheProfile;
     bool chosen;
   };
-  for (const Case c : {Case{0.25, false, true}, Case{0.5, false, false}, Case{0.0, true, false}}) {
+  for (const Case c : {Case{"faster per call", 0.8, 0.25, 1.01, false, true},
+                       Case{"loses more", 0.8, 0.5, 1.01, false, false},
+                       Case{"fails the guard the winner passed", 0.8, 0.2, 1.05, false, false},
+                       Case{"faster by less than the margin", 0.896, 0.2, 1.01, false, false},
+                       Case{"slower on the profile", 0.8, 0.0, 1.01, true, false}}) {
+    SCOPED_TRACE(c.what);
     Middle replay(table);
+    replay.fastMean = c.fastMean;
     replay.fastExcess = c.fastExcess;
+    replay.fastWorst = c.fastWorst;
     replay.slowerOnTheProfile = c.slowerOnTheProfile;
     TuneRun run = runFor(false, 1000000);
     TuneSettings settings;
@@ -835,23 +850,57 @@ TEST(Tune, ASimdWinnersMiddlePathIsDecidedPerCallAtTheGuardLengths) {
     gen::Params unmoved = winner;
     unmoved.mid = was.mid;
     EXPECT_EQ(unmoved.canonical(), was) << "more than the middle bound changed";
-    // Every figure printed for the winner is the middle stage's measurement of it.
+    // Every figure printed for the winner is the middle stage's measurement of it, and its
+    // search score its own evaluation's (recorded with the run's).
     const auto own = std::find_if(run.middle.begin(), run.middle.end(),
                                   [&](const auto& m) { return m.atLengths.params == winner; });
     ASSERT_NE(own, run.middle.end());
     EXPECT_DOUBLE_EQ(run.finalists.front().speedup.median, own->profile.median);
+    const auto evaluated = std::find_if(run.evaluations.begin(), run.evaluations.end(),
+                                        [&](const Evaluation& e) { return e.params == winner; });
+    ASSERT_NE(evaluated, run.evaluations.end()) << "a bound measured afresh was not recorded";
+    EXPECT_DOUBLE_EQ(run.finalists.front().searchScore, evaluated->score);
+    if (c.chosen) {
+      ASSERT_GE(run.finalists.size(), 2u);
+      EXPECT_EQ(run.finalists[1].params, was) << "the replaced winner is not right behind it";
+      EXPECT_EQ(std::count_if(run.finalists.begin(), run.finalists.end(),
+                              [&](const FinalistResult& f) { return f.params == winner; }),
+                1);
+      const std::string md = renderTuneReport(run, {});
+      EXPECT_NE(md.find("### Middle path"), std::string::npos);
+      EXPECT_NE(md.find("`" + winner.toString() + "` (chosen)"), std::string::npos) << md;
+      const auto json = toJson(run);
+      ASSERT_EQ(json["guard"]["middle"].size(), run.middle.size());
+      EXPECT_EQ(json["guard"]["middle"][0]["mid"].get<int>(), was.mid);
+      EXPECT_GT(json["guard"]["middle"][0]["mean_time_ratio"].get<double>(), 0);
+    }
   }
-  // No middle stage for a kernel-safe winner, nor without timing.
-  for (const bool kernelSafe : {true, false}) {
-    Middle replay(syntheticTable(
-        kernelSafe ? gen::parseParams("carry=adc,chains=4,unroll=16") : best, kernelSafe));
-    replay.timed = kernelSafe;
-    TuneRun run = runFor(kernelSafe, 1000000);
+  // No middle stage for a kernel-safe winner.
+  {
+    Middle replay(syntheticTable(gen::parseParams("carry=adc,chains=4,unroll=16"), true));
+    TuneRun run = runFor(true, 1000000);
     TuneSettings settings;
     settings.frameShapes = 0;
     tune(run, replay, settings);
     ASSERT_EQ(run.end, TuneEnd::Complete) << run.failure;
     EXPECT_TRUE(replay.together.empty());
+    EXPECT_TRUE(run.middle.empty());
+    EXPECT_TRUE(std::none_of(run.evaluations.begin(), run.evaluations.end(),
+                             [](const Evaluation& e) { return e.params.mid != 0; }));
+  }
+  // Without timing the stage measures the bounds on the profile but cannot compare them per
+  // call: the winner stays.
+  {
+    Middle replay(table);
+    replay.timed = false;
+    TuneRun run = runFor(false, 1000000);
+    TuneSettings settings;
+    settings.frameShapes = 0;
+    tune(run, replay, settings);
+    ASSERT_EQ(run.end, TuneEnd::Complete) << run.failure;
+    EXPECT_TRUE(std::any_of(run.evaluations.begin(), run.evaluations.end(),
+                            [](const Evaluation& e) { return e.params.mid == 256; }))
+        << "the stage did not run";
     EXPECT_TRUE(run.middle.empty());
     EXPECT_EQ(run.finalists.front().params.mid, 0);
   }

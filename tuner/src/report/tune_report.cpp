@@ -99,7 +99,7 @@ std::string renderSweep(const TuneRun& run) {
                   [](const SweepPoint& p) { return p.paired.high > 0; })) {
     md += fmt::format(
         "A median above 1.00 is not yet a loss: two copies of the same code measured this way "
-        "differ by up to a few percent at a length, and one is \"slower\" at about half of "
+        "differ by up to several percent at a length, and one is \"slower\" at about half of "
         "them. Where the median of the paired per-round ratios has its 95 % interval above 1 "
         "(marked †), the winner is surely slower: hot at {} length{}{}{}; cold at {} length{}{}{}."
         "\n\n",
@@ -132,8 +132,9 @@ std::string renderSweep(const TuneRun& run) {
     const auto it = byCache.find(cache);
     if (it == byCache.end()) return std::string("");
     const double ratio = it->second;
-    return ratio > 1.0 ? fmt::format("**{:.3f} slower**{}", ratio, sure ? " †" : "")
-                       : fmt::format("{:.3f}", ratio);
+    const std::string mark = sure ? " †" : "";
+    return ratio > 1.0 ? fmt::format("**{:.3f} slower**{}", ratio, mark)
+                       : fmt::format("{:.3f}{}", ratio, mark);
   };
   for (const auto& [size, byCache] : ratios) {
     md += fmt::format("| {} | {} | {} |", size,
@@ -381,7 +382,8 @@ std::string renderTuneReport(const TuneRun& run, const std::vector<std::string>&
         "interval overlaps the fastest's: a generous test of a tie), so they were measured again "
         "together with `{}`, in one interleaved run at the guard's lengths, hot and cold; the "
         "one that loses least (the smallest mean of the guard's excess and the runoff's, then "
-        "the smallest worst ratio) ranks first above.\n\n| params | worst time ratio | at "
+        "the smallest worst ratio) went first (the middle-path stage below may then put the same "
+        "kernel with another middle bound before it).\n\n| params | worst time ratio | at "
         "length | cache | excess, guard | excess, runoff | mean |\n"
         "|---|---:|---:|---|---:|---:|---:|\n",
         run.baseline);
@@ -400,12 +402,14 @@ std::string renderTuneReport(const TuneRun& run, const std::vector<std::string>&
         "loop, so the winner of the stages above was measured with each middle bound (`mid`, "
         "none included) together with `{}`, in one interleaved run at the guard's lengths, hot "
         "and cold, and with the finalists on the profile. Another bound replaces the winner's "
-        "where it is faster per call (a smaller geometric mean of the time ratios at those "
-        "lengths), loses no more there (an excess at most {:.2f} above the winner's) and is not "
-        "slower on the profile (the intervals overlap).\n\n| params | mean time ratio | excess "
+        "where it is faster per call (a geometric mean of the time ratios at those lengths at "
+        "least {:.0f} % smaller), loses at most a little more there (an excess at most {:.2f} "
+        "above the winner's), passes the guard where the winner did, and is not slower on the "
+        "profile (the intervals overlap); it then goes first among the finalists above, the "
+        "winner it replaced behind it.\n\n| params | mean time ratio | excess "
         "| worst time ratio | at length | cache | profile speed-up [95% CI] |\n"
         "|---|---:|---:|---:|---:|---|---|\n",
-        run.baseline, run.middleExcessSlack);
+        run.baseline, 100 * run.middleMargin, run.middleExcessSlack);
     for (const MiddlePathResult& m : run.middle) {
       const GuardResult& g = m.atLengths;
       md += fmt::format(

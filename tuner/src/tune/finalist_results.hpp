@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <optional>
 
 #include <vector>
 
@@ -90,6 +91,15 @@ const GuardResult* findGuardResult(const std::vector<GuardResult>& results,
 // The one that loses least: the smallest excess, then the smallest worst ratio (the first on
 // a tie). `results` must not be empty.
 const GuardResult& leastLosing(const std::vector<GuardResult>& results);
+
+// The result for `params` among `measured`, or nullptr.
+const FinalistResult* resultOf(const std::vector<FinalistResult>& measured,
+                               const gen::Params& params);
+// `finalists`, in their order, with the figures of `measured` (one measurement of them all and
+// more, so that every figure printed for them comes from it) and their own search scores;
+// nothing when one of them is missing there.
+std::optional<std::vector<FinalistResult>> remeasuredInOrder(
+    const std::vector<FinalistResult>& finalists, const std::vector<FinalistResult>& measured);
 
 // The recorded evaluation of `params`, or one that holds only the params (never evaluated).
 Evaluation evaluationOf(const std::vector<Evaluation>& all, const gen::Params& params);

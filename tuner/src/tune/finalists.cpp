@@ -22,6 +22,25 @@ const GuardResult& leastLosing(const std::vector<GuardResult>& results) {
       });
 }
 
+const FinalistResult* resultOf(const std::vector<FinalistResult>& measured,
+                               const gen::Params& params) {
+  const auto it = std::find_if(measured.begin(), measured.end(),
+                               [&](const FinalistResult& f) { return f.params == params; });
+  return it != measured.end() ? &*it : nullptr;
+}
+
+std::optional<std::vector<FinalistResult>> remeasuredInOrder(
+    const std::vector<FinalistResult>& finalists, const std::vector<FinalistResult>& measured) {
+  std::vector<FinalistResult> out;
+  for (const FinalistResult& f : finalists) {
+    const FinalistResult* r = resultOf(measured, f.params);
+    if (!r) return std::nullopt;
+    out.push_back(*r);
+    out.back().searchScore = f.searchScore;
+  }
+  return out;
+}
+
 Evaluation evaluationOf(const std::vector<Evaluation>& all, const gen::Params& params) {
   const auto it =
       std::find_if(all.begin(), all.end(), [&](const Evaluation& e) { return e.params == params; });

@@ -1,6 +1,7 @@
 #include "tune/middle_path.hpp"
 
 #include <algorithm>
+#include <limits>
 
 namespace csumtune::tuner {
 
@@ -21,19 +22,91 @@ std::vector<gen::Params> middleVariants(const gen::Params& winner) {
   return out;
 }
 
-std::size_t chosenMiddle(const std::vector<MiddlePathResult>& measured, double excessSlack) {
+std::size_t chosenMiddle(const std::vector<MiddlePathResult>& measured, const MiddleRule& rule) {
   if (measured.empty()) return 0;
   const MiddlePathResult& winner = measured.front();
   std::size_t chosen = 0;
   for (std::size_t i = 1; i < measured.size(); ++i) {
-    const MiddlePathResult& m = measured[i];
-    const bool losesNoMore = m.atLengths.excess <= winner.atLengths.excess + excessSlack;
-    const bool notSlowerOnProfile = m.profile.high >= winner.profile.low;
-    const bool faster =
-        m.atLengths.meanRatio > 0 && m.atLengths.meanRatio < measured[chosen].atLengths.meanRatio;
-    if (losesNoMore && notSlowerOnProfile && faster) chosen = i;
+    const GuardResult& g = measured[i].atLengths;
+    const bool admitted = g.excess <= winner.atLengths.excess + rule.excessSlack &&
+                          g.worstRatio <= rule.worstLimit &&
+                          measured[i].profile.high >= winner.profile.low && g.meanRatio > 0 &&
+                          g.meanRatio < winner.atLengths.meanRatio * (1 - rule.margin);
+    if (admitted && (chosen == 0 || g.meanRatio < measured[chosen].atLengths.meanRatio)) chosen = i;
   }
   return chosen;
+}
+
+namespace {
+
+// A bound the guard measured and failed, where the winner passed it.
+bool failedWhereWinnerPassed(const TuneRun& run, const gen::Params& winner,
+                             const gen::Params& bound) {
+  const GuardResult* w = findGuardResult(run.guard, winner);
+  const GuardResult* b = findGuardResult(run.guard, bound);
+  return w && w->eligible && b && !b->eligible;
+}
+
+}  // namespace
+
+void chooseMiddlePath(TuneRun& run, TuneMeasurer& measurer, const MiddleSettings& settings,
+                      const std::function<void()>& phaseStarted) {
+  if (run.finalists.empty()) return;
+  const gen::Params winner = run.finalists.front().params;
+  const auto bounds = middleVariants(winner);
+  if (bounds.size() < 2) return;
+  phaseStarted();
+  std::vector<gen::Params> variants{winner};
+  std::vector<Evaluation> again;
+  for (const FinalistResult& f : run.finalists)
+    again.push_back(evaluationOf(run.evaluations, f.params));
+  for (const gen::Params& p : bounds) {
+    if (p == winner || failedWhereWinnerPassed(run, winner, p)) continue;
+    // Measured in the search already, or verified and measured now (and kept with the rest).
+    auto known = std::find_if(run.evaluations.begin(), run.evaluations.end(),
+                              [&](const Evaluation& e) { return e.params == p; });
+    if (known == run.evaluations.end()) {
+      Evaluation fresh = measurer.measure(p);
+      fresh.index = run.evaluations.size();
+      run.evaluations.push_back(std::move(fresh));
+      known = std::prev(run.evaluations.end());
+    }
+    if (known->status != EvalStatus::Ok) continue;
+    variants.push_back(p);
+    if (std::none_of(again.begin(), again.end(),
+                     [&](const Evaluation& e) { return e.params == p; }))
+      again.push_back(*known);
+  }
+  if (variants.size() < 2) return;
+  const auto atLengths = measurer.guardTogether(variants, settings.guardLengths);
+  if (atLengths.size() != variants.size() || atLengths.front().meanRatio <= 0) return;
+  const auto measured = measurer.remeasureFinalists(again);
+  std::vector<MiddlePathResult> middle;
+  for (const GuardResult& g : atLengths) {
+    const FinalistResult* r = resultOf(measured, g.params);
+    if (!r) return;
+    middle.push_back({g, r->speedup});
+  }
+  auto finalists = remeasuredInOrder(run.finalists, measured);
+  if (!finalists) return;
+  const GuardResult* guarded = findGuardResult(run.guard, winner);
+  const MiddleRule rule{settings.excessSlack, settings.margin,
+                        guarded && guarded->eligible ? 1 + settings.guardTolerance
+                                                     : std::numeric_limits<double>::max()};
+  if (const std::size_t chosen = chosenMiddle(middle, rule); chosen != 0) {
+    const gen::Params& bound = middle[chosen].atLengths.params;
+    const auto among = std::find_if(finalists->begin(), finalists->end(),
+                                    [&](const FinalistResult& f) { return f.params == bound; });
+    if (among != finalists->end()) {
+      std::rotate(finalists->begin(), among, among + 1);
+    } else {
+      finalists->insert(finalists->begin(), *resultOf(measured, bound));
+    }
+  }
+  run.middle = std::move(middle);
+  run.middleExcessSlack = settings.excessSlack;
+  run.middleMargin = settings.margin;
+  run.finalists = std::move(*finalists);
 }
 
 }  // namespace csumtune::tuner

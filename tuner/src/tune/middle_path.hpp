@@ -1,14 +1,17 @@
 // The middle path of a SIMD winner, decided per call. A profile may weigh no length between
-// the short path and the loop (imix: 40, 576 and 1500 bytes), so it cannot tell whether a
-// middle path (mid=N: one or a few masked vectors) pays; the guard's lengths reach through
-// that range, and there the winner with each middle bound is compared, measured together.
+// the short path and the loop, so it cannot tell whether a middle path (mid=N: one or a few
+// masked vectors) pays; the guard's lengths reach through that range, and there the winner
+// with each middle bound is compared, all measured together.
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <vector>
 
 #include "csumtune/gen/params.hpp"
 #include "tune/finalist_results.hpp"
+#include "tune/tune_measurer.hpp"
+#include "tune/tune_run.hpp"
 
 namespace csumtune::tuner {
 
@@ -17,10 +20,35 @@ namespace csumtune::tuner {
 // summing SIMD kernel (the general-purpose families have no middle path).
 std::vector<gen::Params> middleVariants(const gen::Params& winner);
 
-// Which of `measured` (the winner first) to keep: the one fastest per call (the smallest mean
-// time ratio at the guard lengths) of those that lose no more there than the winner (excess
-// at most `excessSlack` above its own) and that the profile cannot tell from it or finds
-// faster (their intervals overlap, or it is above). The winner (0) when none is faster.
-std::size_t chosenMiddle(const std::vector<MiddlePathResult>& measured, double excessSlack);
+struct MiddleRule {
+  double excessSlack = 0;  // how much more another bound may lose than the winner (excess)
+  double margin = 0;       // how much smaller its mean time ratio must be
+  double worstLimit = 0;   // the largest worst time ratio it may have (the guard's limit)
+};
+
+// Which of `measured` (the winner first) to keep: of those that `rule` admits — an excess at
+// most excessSlack above the winner's, a worst ratio within worstLimit, a profile interval
+// that reaches the winner's (the profile cannot tell it slower), a mean time ratio at least
+// `margin` below the winner's — the one fastest per call (the smallest mean time ratio at the
+// guard lengths). The winner (0) when none is admitted.
+std::size_t chosenMiddle(const std::vector<MiddlePathResult>& measured, const MiddleRule& rule);
+
+struct MiddleSettings {
+  std::vector<int> guardLengths;
+  double guardTolerance = 0;  // the guard's: a winner it passed is replaced only by one within
+  double excessSlack = 0;
+  double margin = 0;
+};
+
+// The stage: the finalists' winner with each middle bound (each new kernel verified and
+// measured on the profile first, and recorded in run.evaluations) is measured together at the
+// guard lengths, hot and cold, then with the finalists on the profile; chosenMiddle() decides.
+// A winner the guard passed is replaced only by one that passes it too. The chosen kernel
+// goes first among the finalists with its own figures, the old winner behind it; every
+// finalist's figures are then this stage's measurement. `phaseStarted` is called before
+// anything is measured; nothing happens for a winner without middle bounds or a measurer
+// without timing.
+void chooseMiddlePath(TuneRun& run, TuneMeasurer& measurer, const MiddleSettings& settings,
+                      const std::function<void()>& phaseStarted);
 
 }  // namespace csumtune::tuner

@@ -141,9 +141,8 @@ std::string searchFrames(const TuneRun& run, Evaluator& evaluator, std::size_t s
                          const TuneSettings& settings) {
   if (shapes == 0) return "frames: not searched";
   // The best shapes, and the best of each family close behind them: a loop shape is ranked
-  // with the default frame, which suits the families unequally (on Zen 5 the best avx512vnni
-  // frame is a third faster on imix than its default frame, the best avx2 one a tenth), so a
-  // family a few percent behind may be the one whose frames win.
+  // with the default frame, which suits the families unequally, so a family a little behind
+  // may be the one whose frames win (docs/tuning.md).
   auto loops = bestLoops(evaluator, shapes);
   const std::size_t best = loops.size();
   for (const gen::Params& loop : bestLoopOfEachFamily(evaluator, kFrameFamilyReach)) {
@@ -313,30 +312,7 @@ void runoff(TuneRun& run, TuneMeasurer& measurer, const TuneSettings& settings) 
   std::rotate(run.finalists.begin(), chosen, chosen + 1);
 }
 
-// The result for `params` among `measured`, or nullptr.
-const FinalistResult* resultOf(const std::vector<FinalistResult>& measured,
-                               const gen::Params& params) {
-  const auto it = std::find_if(measured.begin(), measured.end(),
-                               [&](const FinalistResult& f) { return f.params == params; });
-  return it != measured.end() ? &*it : nullptr;
-}
-
-// The finalists, in the order the runoff left them, with the figures of `measured` (one
-// measurement of them all, so that every figure printed for them comes from it); nothing when
-// one of them is missing there.
-std::optional<std::vector<FinalistResult>> finalistsAgain(
-    const TuneRun& run, const std::vector<FinalistResult>& measured) {
-  std::vector<FinalistResult> finalists;
-  for (const FinalistResult& f : run.finalists) {
-    const FinalistResult* r = resultOf(measured, f.params);
-    if (!r) return std::nullopt;
-    finalists.push_back(*r);
-    finalists.back().searchScore = f.searchScore;
-  }
-  return finalists;
-}
-
-// `replacement` (a variant of the winner) takes the winner's place and search score.
+// `replacement` (the winner at another placement) takes the winner's place and search score.
 void replaceWinner(std::vector<FinalistResult>& finalists, const FinalistResult& replacement) {
   const double searchScore = finalists.front().searchScore;
   finalists.front() = replacement;
@@ -379,53 +355,10 @@ void place(TuneRun& run, TuneMeasurer& measurer, const TuneSettings& settings) {
   const FinalistResult* was = resultOf(measured, winner);
   const FinalistResult* now = resultOf(measured, least.params);
   if (!was || !now) return;
-  auto finalists = finalistsAgain(run, measured);
+  auto finalists = remeasuredInOrder(run.finalists, measured);
   if (!finalists) return;
   run.placementProfile = {was->speedup, now->speedup};
   if (!(now->speedup.median < was->speedup.median)) replaceWinner(*finalists, *now);
-  run.finalists = std::move(*finalists);
-}
-
-// The middle path, decided per call (tune/middle_path.hpp): a SIMD winner with each middle
-// bound is measured together at the guard lengths, hot and cold, and with the finalists on the
-// profile; another bound replaces the winner's where it is faster per call, loses no more at
-// those lengths and is not slower on the profile. Each new kernel passes the quick plan first.
-void chooseMiddlePath(TuneRun& run, TuneMeasurer& measurer, const TuneSettings& settings) {
-  if (run.finalists.empty()) return;
-  const gen::Params winner = run.finalists.front().params;
-  std::vector<gen::Params> variants{winner};
-  std::vector<Evaluation> again;
-  for (const FinalistResult& f : run.finalists)
-    again.push_back(evaluationOf(run.evaluations, f.params));
-  for (const gen::Params& p : middleVariants(winner)) {
-    if (p == winner) continue;
-    // Measured in the search already, or verified and measured now.
-    const auto known = std::find_if(run.evaluations.begin(), run.evaluations.end(),
-                                    [&](const Evaluation& e) { return e.params == p; });
-    const Evaluation checked = known != run.evaluations.end() ? *known : measurer.measure(p);
-    if (checked.status != EvalStatus::Ok) continue;
-    variants.push_back(p);
-    if (std::none_of(again.begin(), again.end(),
-                     [&](const Evaluation& e) { return e.params == p; }))
-      again.push_back(checked);
-  }
-  if (variants.size() < 2) return;
-  startPhase(&measurer, settings, "middle", 0);
-  const auto atLengths = measurer.guardTogether(variants, settings.guardLengths);
-  if (atLengths.size() != variants.size() || atLengths.front().meanRatio <= 0) return;
-  const auto measured = measurer.remeasureFinalists(again);
-  std::vector<MiddlePathResult> middle;
-  for (const GuardResult& g : atLengths) {
-    const FinalistResult* r = resultOf(measured, g.params);
-    if (!r) return;
-    middle.push_back({g, r->speedup});
-  }
-  auto finalists = finalistsAgain(run, measured);
-  if (!finalists) return;
-  const std::size_t chosen = chosenMiddle(middle, settings.middleExcessSlack);
-  if (chosen != 0) replaceWinner(*finalists, *resultOf(measured, middle[chosen].atLengths.params));
-  run.middle = std::move(middle);
-  run.middleExcessSlack = settings.middleExcessSlack;
   run.finalists = std::move(*finalists);
 }
 
@@ -616,7 +549,10 @@ void tuneInterruptibly(TuneRun& run, TuneMeasurer& measurer, const TuneSettings&
   if (settings.guardCandidates > 0) {
     runoff(run, measurer, settings);
     if (settings.interrupted && settings.interrupted->load()) return finish(TuneEnd::Interrupted);
-    chooseMiddlePath(run, measurer, settings);
+    chooseMiddlePath(run, measurer,
+                     {settings.guardLengths, settings.guardTolerance, settings.middleExcessSlack,
+                      settings.middleMargin},
+                     [&] { startPhase(&measurer, settings, "middle", 0); });
     if (settings.interrupted && settings.interrupted->load()) return finish(TuneEnd::Interrupted);
     if (!measurer.sharesAddresses()) place(run, measurer, settings);
     if (settings.interrupted && settings.interrupted->load()) return finish(TuneEnd::Interrupted);

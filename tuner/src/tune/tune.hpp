@@ -37,9 +37,12 @@ struct TuneSettings {
   // than this (beyond its confidence interval), the finalists are widened and measured again.
   double rankingTolerance = 0.02;
   // The middle-path stage (tune/middle_path.hpp): another middle bound replaces a SIMD
-  // winner's only when its excess at the guard lengths is at most this much above the
-  // winner's, measured together (one noisy length, hot or cold, moves an excess by about this).
+  // winner's only when its excess at the guard lengths is at most `middleExcessSlack` above
+  // the winner's, measured together (one noisy length, hot or cold, moves an excess by about
+  // that much), and its mean time ratio there at least `middleMargin` smaller (a smaller
+  // difference is noise).
   double middleExcessSlack = 0.1;
+  double middleMargin = 0.01;
   // The trade-off: the fastest kernel within each of these code sizes (bytes) is measured
   // together with the winner (limits the winner fits are skipped; empty = none).
   std::vector<std::size_t> sizeLimits{256, 384, 512, 768};
