@@ -62,20 +62,17 @@ void chooseMiddlePath(TuneRun& run, TuneMeasurer& measurer, const MiddleSettings
     again.push_back(evaluationOf(run.evaluations, f.params));
   for (const gen::Params& p : bounds) {
     if (p == winner || failedWhereWinnerPassed(run, winner, p)) continue;
-    // Measured in the search already, or verified and measured now (and kept with the rest).
-    auto known = std::find_if(run.evaluations.begin(), run.evaluations.end(),
-                              [&](const Evaluation& e) { return e.params == p; });
-    if (known == run.evaluations.end()) {
-      Evaluation fresh = measurer.measure(p);
-      fresh.index = run.evaluations.size();
-      run.evaluations.push_back(std::move(fresh));
-      known = std::prev(run.evaluations.end());
-    }
-    if (known->status != EvalStatus::Ok) continue;
+    // Measured in the search already, or verified and measured now. A fresh one is not added
+    // to the search's evaluations (results.json counts those as the search's, and --resume
+    // replays them); its profile figures are this stage's.
+    const auto known = std::find_if(run.evaluations.begin(), run.evaluations.end(),
+                                    [&](const Evaluation& e) { return e.params == p; });
+    const Evaluation checked = known != run.evaluations.end() ? *known : measurer.measure(p);
+    if (checked.status != EvalStatus::Ok) continue;
     variants.push_back(p);
     if (std::none_of(again.begin(), again.end(),
                      [&](const Evaluation& e) { return e.params == p; }))
-      again.push_back(*known);
+      again.push_back(checked);
   }
   if (variants.size() < 2) return;
   const auto atLengths = measurer.guardTogether(variants, settings.guardLengths);

@@ -41,7 +41,7 @@ struct MiddleSettings {
 };
 
 // The stage: the finalists' winner with each middle bound (each new kernel verified and
-// measured on the profile first, and recorded in run.evaluations) is measured together at the
+// measured on the profile first) is measured together at the
 // guard lengths, hot and cold, then with the finalists on the profile; chosenMiddle() decides.
 // A winner the guard passed is replaced only by one that passes it too. The chosen kernel
 // goes first among the finalists with its own figures, the old winner behind it; every
