@@ -215,7 +215,7 @@ json toJson(const TuneRun& run) {
                   {"winner_per_byte", p.winnerPerByte},
                   {"baseline_per_byte", p.baselinePerByte},
                   {"time_ratio", p.ratio()}};
-    if (p.paired.high > 0) point["time_ratio_paired"] = ratioJson(p.paired);
+    if (p.pairedMeasured()) point["time_ratio_paired"] = ratioJson(p.paired);
     if (!p.placedPerByte.empty()) {
       point["baseline_placed_per_byte"] = p.placedPerByte;
       point["time_ratio_to_slowest_placement"] = p.ratioToSlowestPlacement();

@@ -95,8 +95,7 @@ std::string renderSweep(const TuneRun& run) {
       lengthList(s.hot.lengths), s.cold.lengths.size(), s.cold.measured,
       s.cold.lengths.empty() ? "" : ": ", lengthList(s.cold.lengths), s.hot.worstRatio,
       s.cold.worstRatio);
-  if (std::any_of(run.sweep.begin(), run.sweep.end(),
-                  [](const SweepPoint& p) { return p.paired.high > 0; })) {
+  if (s.paired) {
     md += fmt::format(
         "A median above 1.00 is not yet a loss: two copies of the same code measured this way "
         "differ by up to several percent at a length, and one is \"slower\" at about half of "
@@ -226,6 +225,7 @@ SweepSummary summarizeSweep(const TuneRun& run) {
   for (const SweepPoint& p : run.sweep) {
     SlowerLengths& side = p.cache == CacheState::Hot ? s.hot : s.cold;
     ++side.measured;
+    s.paired = s.paired || p.pairedMeasured();
     const double ratio = p.ratio();
     if (ratio > 1.0) side.lengths.push_back(p.size);
     if (p.significantlySlower()) side.significantlySlower.push_back(p.size);
@@ -267,8 +267,7 @@ std::string sweepSummaryLine(const TuneRun& run) {
       text += fmt::format(" ({})", fmt::join(l.significantlySlower, ", "));
     return text;
   };
-  if (std::any_of(run.sweep.begin(), run.sweep.end(),
-                  [](const SweepPoint& p) { return p.paired.high > 0; })) {
+  if (s.paired) {
     line += "; with the paired 95 % interval above 1: " + surely(s.hot, "hot");
     if (s.cold.measured > 0) line += ", " + surely(s.cold, "cold");
   }

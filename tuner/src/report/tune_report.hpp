@@ -28,6 +28,7 @@ struct SlowerLengths {
 };
 struct SweepSummary {
   SlowerLengths hot, cold;
+  bool paired = false;  // the sweep recorded paired intervals (runs before it did not)
 };
 SweepSummary summarizeSweep(const TuneRun& run);
 
