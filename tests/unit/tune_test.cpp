@@ -680,10 +680,11 @@ TEST(Tune, TheGuardTakesTheBestOfEachSizeClassOfTheBestLoopShape) {
 // The profile cannot tell the first three finalists apart (their intervals overlap): they
 // are measured again together at the guard lengths, and the one that loses least there wins,
 // not the profile's first; the two it tells apart stay out. The guard's own excess counts as
-// much as the runoff's: one noisy measurement does not decide alone. Finalists the profile
-// tells apart keep its order, with no runoff.
+// much as the runoff's: one noisy measurement does not decide alone. When none surely loses
+// anywhere (every excess nil), the one fastest per call wins, whatever its worst median.
+// Finalists the profile tells apart keep its order, with no runoff.
 TEST(Tune, FinalistsTheProfileCannotTellApartGoToARunoffAtTheGuardLengths) {
-  enum class Case { Tied, GuardOutweighs, Apart };
+  enum class Case { Tied, GuardOutweighs, NoSureLoss, Apart };
   class Tied : public ReplayMeasurer {
    public:
     using ReplayMeasurer::ReplayMeasurer;
@@ -719,12 +720,18 @@ TEST(Tune, FinalistsTheProfileCannotTellApartGoToARunoffAtTheGuardLengths) {
         const bool last = i + 1 == out.size();
         out[i].excess = last ? 0.1 : 0.5;
         out[i].worstRatio = last ? 1.2 : 1.1;
+        if (scenario == Case::NoSureLoss) {
+          // The second is fastest per call; its worst median, noise, is the highest.
+          out[i].excess = 0;
+          out[i].meanRatio = i == 1 ? 0.8 : 0.9;
+          out[i].worstRatio = i == 1 ? 1.3 : 1.1;
+        }
       }
       return out;
     }
   };
   const gen::Params best = gen::parseParams("carry=adc,chains=4,unroll=16");
-  for (const Case scenario : {Case::Tied, Case::GuardOutweighs, Case::Apart}) {
+  for (const Case scenario : {Case::Tied, Case::GuardOutweighs, Case::NoSureLoss, Case::Apart}) {
     Tied replay(syntheticTable(best, true));
     replay.scenario = scenario;
     replay.best = best;
@@ -746,6 +753,11 @@ TEST(Tune, FinalistsTheProfileCannotTellApartGoToARunoffAtTheGuardLengths) {
     if (scenario == Case::GuardOutweighs) {
       EXPECT_EQ(run.finalists.front().params, best)
           << "the runoff alone decided against the guard's measurement";
+      continue;
+    }
+    if (scenario == Case::NoSureLoss) {
+      EXPECT_EQ(run.finalists.front().params, replay.ranOff[1])
+          << "with no sure loss anywhere, the fastest per call did not win";
       continue;
     }
     EXPECT_EQ(run.finalists.front().params, replay.ranOff.back())

@@ -63,6 +63,8 @@ json guardResultJson(const GuardResult& g) {
           {"worst_time_ratio", g.worstRatio},
           {"worst_length", g.worstLength},
           {"worst_cache", toString(g.worstCache)},
+          {"worst_interval_low", g.worstLow},
+          {"surely_slower", g.surelySlower},
           {"excess", g.excess},
           {"mean_time_ratio", g.meanRatio}};
 }

@@ -381,18 +381,19 @@ std::string renderTuneReport(const TuneRun& run, const std::vector<std::string>&
         "interval overlaps the fastest's: a generous test of a tie), so they were measured again "
         "together with `{}`, in one interleaved run at the guard's lengths, hot and cold; the "
         "one that loses least (the smallest mean of the guard's excess and the runoff's, then "
-        "the smallest worst ratio) went first (the middle-path stage below may then put the same "
+        "the smallest mean time ratio, then the smallest worst ratio) went first (the middle-path "
+        "stage below may then put the same "
         "kernel with another middle bound before it).\n\n| params | worst time ratio | at "
-        "length | cache | excess, guard | excess, runoff | mean |\n"
-        "|---|---:|---:|---|---:|---:|---:|\n",
+        "length | cache | surely slower | excess, guard | excess, runoff | mean | mean time "
+        "ratio |\n|---|---:|---:|---|---:|---:|---:|---:|---:|\n",
         run.baseline);
     for (const GuardResult& g : run.runoff) {
       const GuardResult* earlier = findGuardResult(run.guard, g.params);
       const bool known = earlier != nullptr;
-      md += fmt::format("| `{}` | {:.3f} | {} | {} | {} | {:.2f} | {:.2f} |\n", g.params.toString(),
-                        g.worstRatio, g.worstLength, toString(g.worstCache),
-                        known ? fmt::format("{:.2f}", earlier->excess) : "-", g.excess,
-                        known ? (earlier->excess + g.excess) / 2 : g.excess);
+      md += fmt::format("| `{}` | {:.3f} | {} | {} | {} | {} | {:.3f} | {:.3f} | {:.3f} |\n",
+                        g.params.toString(), g.worstRatio, g.worstLength, toString(g.worstCache),
+                        g.surelySlower, known ? fmt::format("{:.3f}", earlier->excess) : "-",
+                        g.excess, known ? (earlier->excess + g.excess) / 2 : g.excess, g.meanRatio);
     }
   }
   if (!run.middle.empty()) {
@@ -423,16 +424,17 @@ std::string renderTuneReport(const TuneRun& run, const std::vector<std::string>&
         "(`place`), measured together with `{}` in one interleaved run at the guard's lengths, "
         "hot and cold: where a short call's branches fall in the lines the front end fetches "
         "moves it by a cycle either way. The one that loses least (the smallest excess, then "
-        "the smallest worst ratio), if it is not the winner's own, is measured on the profile "
+        "the smallest mean time ratio, then the smallest worst ratio), if it is not the winner's "
+        "own, is measured on the profile "
         "beside it and becomes the winner's placement unless it is slower there; the JIT puts "
         "the winner at its placement and winner.S aligns to it.\n\n| place | worst time ratio | at "
-        "length | cache | excess |\n"
-        "|---:|---:|---:|---|---:|\n",
+        "length | cache | excess | mean time ratio |\n"
+        "|---:|---:|---:|---|---:|---:|\n",
         run.baseline);
     for (const GuardResult& g : run.placement) {
-      md += fmt::format("| {}{} | {:.3f} | {} | {} | {:.2f} |\n", g.params.place,
+      md += fmt::format("| {}{} | {:.3f} | {} | {} | {:.3f} | {:.3f} |\n", g.params.place,
                         g.params == run.finalists.front().params ? " (chosen)" : "", g.worstRatio,
-                        g.worstLength, toString(g.worstCache), g.excess);
+                        g.worstLength, toString(g.worstCache), g.excess, g.meanRatio);
     }
     if (run.placementProfile) {
       const auto& [own, other] = *run.placementProfile;
@@ -472,15 +474,19 @@ std::string renderTuneReport(const TuneRun& run, const std::vector<std::string>&
         "bound under each entry test; then the best of each carry family) measured against `{}` at "
         "lengths the profile may not weigh ({}), hot and cold; the finalists come first from "
         "those at most {:.0f} % "
-        "slower at every one of them. Excess: the sum over the lengths, hot and cold, of how much "
-        "slower (time ratio - 1, where above 1).\n\n| params | worst time ratio | at length | "
-        "cache | excess | guarded |\n|---|---:|---:|---|---:|---|\n",
+        "slower at every one of them, judged by the 95 % interval of the paired time ratio (its "
+        "lower end; a cold median of identical code is a few percent above 1 at some length "
+        "by chance). Surely slower: the lengths whose interval lies above 1. Excess: the sum "
+        "over the lengths, hot and cold, of how far the interval lies above 1 (its lower end - "
+        "1, where above 0).\n\n| params | worst time ratio | at length | "
+        "cache | highest interval low | surely slower | excess | guarded |\n"
+        "|---|---:|---:|---|---:|---:|---:|---|\n",
         run.guard.size(), run.baseline, fmt::join(run.guardLengths, ", "),
         100 * run.guardTolerance);
     for (const GuardResult& g : run.guard) {
-      md += fmt::format("| `{}` | {:.3f} | {} | {} | {:.2f} | {} |\n", g.params.toString(),
-                        g.worstRatio, g.worstLength, toString(g.worstCache), g.excess,
-                        g.eligible ? "yes" : "**no**");
+      md += fmt::format("| `{}` | {:.3f} | {} | {} | {:.3f} | {} | {:.3f} | {} |\n",
+                        g.params.toString(), g.worstRatio, g.worstLength, toString(g.worstCache),
+                        g.worstLow, g.surelySlower, g.excess, g.eligible ? "yes" : "**no**");
     }
     if (std::none_of(run.guard.begin(), run.guard.end(),
                      [](const auto& g) { return g.eligible; })) {

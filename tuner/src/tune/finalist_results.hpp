@@ -60,14 +60,26 @@ struct GuardResult {
   gen::Params params;
   double worstRatio = 0;  // max over the lengths of candidate time / baseline time
   int worstLength = 0;
-  bool eligible = true;                     // worstRatio within the tolerance
+  bool eligible = true;                     // loss() within the tolerance
   CacheState worstCache = CacheState::Hot;  // where worstRatio was measured
-  // How much and how often it loses: the sum over the lengths, hot and cold, of (time ratio
-  // - 1) where that is above 0. One noisy length moves it less than it moves worstRatio.
+  // The highest lower end, over the lengths, of the 95 % interval of the paired time ratio (0
+  // when the measurer has no intervals). Cold, 31 rounds of identical code put a median 2-8 %
+  // above 1 at some length of 33; only an interval above 1 says the candidate is slower.
+  double worstLow = 0;
+  // How many lengths, hot and cold, have their whole interval above 1.
+  int surelySlower = 0;
+  // How much and how often it surely loses: the sum over the lengths, hot and cold, of how far
+  // the interval lies above 1 (its lower end - 1, where above 0). Noise, which moves the
+  // medians of identical code above 1 at half the lengths, adds next to nothing to it; a loss
+  // hot, where the interval is narrow, counts almost whole. Without intervals: the sum of
+  // (time ratio - 1) where above 0.
   double excess = 0;
   // How fast it is per call, losses and gains alike: the geometric mean over the lengths, hot
   // and cold, of the time ratio (0 when the measurer cannot tell: a replayed table).
   double meanRatio = 0;
+  // The loss the guard judges: the surest one (worstLow) when the measurer has intervals, the
+  // worst median otherwise.
+  double loss() const { return worstLow > 0 ? worstLow : worstRatio; }
 };
 
 // A SIMD winner with one middle bound (tune.cpp, chooseMiddlePath): at the guard lengths and
@@ -89,8 +101,8 @@ struct SizeLimitResult {
 // The result for `params` among `results`, or nullptr.
 const GuardResult* findGuardResult(const std::vector<GuardResult>& results,
                                    const gen::Params& params);
-// The one that loses least: the smallest excess, then the smallest worst ratio (the first on
-// a tie). `results` must not be empty.
+// The one that loses least: the smallest excess, then the fastest per call (the smallest mean
+// ratio), then the smallest worst ratio (the first on a tie). `results` must not be empty.
 const GuardResult& leastLosing(const std::vector<GuardResult>& results);
 
 // The result for `params` among `measured`, or nullptr.

@@ -1,6 +1,7 @@
 #include "tune/finalists.hpp"
 
 #include <algorithm>
+#include <tuple>
 
 #include "csumtune/jit.hpp"
 #include "measure/baselines.hpp"
@@ -16,10 +17,11 @@ const GuardResult* findGuardResult(const std::vector<GuardResult>& results,
 }
 
 const GuardResult& leastLosing(const std::vector<GuardResult>& results) {
-  return *std::min_element(
-      results.begin(), results.end(), [](const GuardResult& a, const GuardResult& b) {
-        return std::pair{a.excess, a.worstRatio} < std::pair{b.excess, b.worstRatio};
-      });
+  return *std::min_element(results.begin(), results.end(),
+                           [](const GuardResult& a, const GuardResult& b) {
+                             return std::tuple{a.excess, a.meanRatio, a.worstRatio} <
+                                    std::tuple{b.excess, b.meanRatio, b.worstRatio};
+                           });
 }
 
 const FinalistResult* resultOf(const std::vector<FinalistResult>& measured,

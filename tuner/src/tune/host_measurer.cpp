@@ -10,6 +10,7 @@
 #include "measure/stats.hpp"
 #include "measure/timed_kernels.hpp"
 #include "tune/finalists.hpp"
+#include "tune/guard_tally.hpp"
 #include "tune/watched_measurement.hpp"
 
 namespace csumtune::tuner {
@@ -173,13 +174,11 @@ std::vector<GuardResult> HostMeasurer::guardInGroups(const std::vector<gen::Para
   // its own miss and the instructions around it decide how many misses overlap.
   std::vector<Workload*> workloads{&workload_};
   if (otherCache_) workloads.push_back(otherCache_);
-  std::vector<GuardResult> out;
-  for (const gen::Params& p : candidates) out.push_back({p, 0, 0, true, workload_.config().cache});
-  if (candidates.empty()) return out;
+  std::vector<GuardTally> tallies;
+  for (const gen::Params& p : candidates) tallies.emplace_back(p, workload_.config().cache);
+  if (candidates.empty()) return {};
   std::vector<Kernel> kernels;
   for (const gen::Params& p : candidates) kernels.push_back(Jit::compile(p));
-  std::vector<double> logRatios(out.size(), 0);
-  std::vector<std::size_t> ratios(out.size(), 0);
   for (Workload* workload : workloads) {
     MeasureConfig config;
     for (int length : lengths) {
@@ -190,38 +189,25 @@ std::vector<GuardResult> HostMeasurer::guardInGroups(const std::vector<gen::Para
     config.warmupBatches = 2;
     config.gate = quietRounds();
     config.addresses = addresses_;
-    for (std::size_t first = 0; first < out.size(); first += groupSize) {
-      const std::size_t last = std::min(out.size(), first + groupSize);
+    for (std::size_t first = 0; first < candidates.size(); first += groupSize) {
+      const std::size_t last = std::min(candidates.size(), first + groupSize);
       std::vector<TimedKernel> timed{timedBaseline(baseline_, addresses_ != nullptr)};
       for (std::size_t k = first; k < last; ++k)
-        timed.push_back(timedKernel(kernels[k], out[k].params.toString()));
+        timed.push_back(timedKernel(kernels[k], candidates[k].toString()));
       const Window window = openWindow();
       const auto samples = measureInterleaved(timed, config, timer_, *workload, stopOnInterrupt());
       closeWindow(window, false);
       for (std::size_t k = first; k < last; ++k) {
-        GuardResult& g = out[k];
         for (std::size_t i = 0; i < config.sizes.size(); ++i) {
-          // The median of the paired per-round ratios: drift hits both alike.
-          const double ratio =
-              pairedRatio(samples[k - first + 1].sizes[i].perCall, samples[0].sizes[i].perCall)
-                  .median;
-          g.excess += std::max(ratio - 1, 0.0);
-          if (ratio > 0) {
-            logRatios[k] += std::log(ratio);
-            ++ratios[k];
-          }
-          if (ratio > g.worstRatio) {
-            g.worstRatio = ratio;
-            g.worstLength = config.sizes[i];
-            g.worstCache = workload->config().cache;
-          }
+          tallies[k].add(
+              pairedRatio(samples[k - first + 1].sizes[i].perCall, samples[0].sizes[i].perCall),
+              config.sizes[i], workload->config().cache);
         }
       }
     }
   }
-  for (std::size_t k = 0; k < out.size(); ++k) {
-    if (ratios[k] > 0) out[k].meanRatio = std::exp(logRatios[k] / static_cast<double>(ratios[k]));
-  }
+  std::vector<GuardResult> out;
+  for (const GuardTally& tally : tallies) out.push_back(tally.result());
   return out;
 }
 

@@ -29,7 +29,7 @@ std::size_t chosenMiddle(const std::vector<MiddlePathResult>& measured, const Mi
   for (std::size_t i = 1; i < measured.size(); ++i) {
     const GuardResult& g = measured[i].atLengths;
     const bool admitted = g.excess <= winner.atLengths.excess + rule.excessSlack &&
-                          g.worstRatio <= rule.worstLimit &&
+                          g.loss() <= rule.worstLimit &&
                           measured[i].profile.high >= winner.profile.low && g.meanRatio > 0 &&
                           g.meanRatio < winner.atLengths.meanRatio * (1 - rule.margin);
     if (admitted && (chosen == 0 || g.meanRatio < measured[chosen].atLengths.meanRatio)) chosen = i;

@@ -23,11 +23,11 @@ std::vector<gen::Params> middleVariants(const gen::Params& winner);
 struct MiddleRule {
   double excessSlack = 0;  // how much more another bound may lose than the winner (excess)
   double margin = 0;       // how much smaller its mean time ratio must be
-  double worstLimit = 0;   // the largest worst time ratio it may have (the guard's limit)
+  double worstLimit = 0;   // the largest loss() it may have (the guard's limit)
 };
 
 // Which of `measured` (the winner first) to keep: of those that `rule` admits — an excess at
-// most excessSlack above the winner's, a worst ratio within worstLimit, a profile interval
+// most excessSlack above the winner's, a loss within worstLimit, a profile interval
 // that reaches the winner's (the profile cannot tell it slower), a mean time ratio at least
 // `margin` below the winner's — the one fastest per call (the smallest mean time ratio at the
 // guard lengths). The winner (0) when none is admitted.

@@ -4,6 +4,7 @@
 #include <iterator>
 #include <limits>
 #include <optional>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -204,7 +205,7 @@ std::vector<GuardResult> guardedResults(TuneMeasurer& measurer,
                                         const std::vector<gen::Params>& candidates,
                                         const TuneSettings& settings) {
   auto results = measurer.guard(candidates, settings.guardLengths);
-  for (GuardResult& g : results) g.eligible = g.worstRatio <= 1 + settings.guardTolerance;
+  for (GuardResult& g : results) g.eligible = g.loss() <= 1 + settings.guardTolerance;
   return results;
 }
 
@@ -282,7 +283,9 @@ std::optional<std::string> rankingReversed(const std::vector<FinalistResult>& fi
 // one interleaved run — the guard measured each beside the baseline alone, at its own time,
 // and so cannot rank them against each other — and the one that loses least goes first: the
 // smallest excess, the mean of the guard's and the runoff's (two measurements, so that one
-// noisy one decides less), then the smallest worst ratio. Overlapping intervals are a
+// noisy one decides less), then the fastest per call (the smallest geometric mean of the time
+// ratios: the finalists' sure losses are often all nil), then the smallest worst ratio.
+// Overlapping intervals are a
 // generous test of a tie: the runoff may give up a few percent of the profile for fewer
 // per-call losses.
 void runoff(TuneRun& run, TuneMeasurer& measurer, const TuneSettings& settings) {
@@ -304,7 +307,8 @@ void runoff(TuneRun& run, TuneMeasurer& measurer, const TuneSettings& settings) 
   };
   const auto least = std::min_element(
       run.runoff.begin(), run.runoff.end(), [&](const GuardResult& a, const GuardResult& b) {
-        return std::pair{meanExcess(a), a.worstRatio} < std::pair{meanExcess(b), b.worstRatio};
+        return std::tuple{meanExcess(a), a.meanRatio, a.worstRatio} <
+               std::tuple{meanExcess(b), b.meanRatio, b.worstRatio};
       });
   const auto chosen =
       std::find_if(run.finalists.begin(), run.finalists.end(),

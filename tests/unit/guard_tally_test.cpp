@@ -1,0 +1,90 @@
+// The guard's figures for one candidate, summed up length by length: only a length whose
+// interval lies above 1 counts as a loss, since cold the median of identical code is above 1
+// at about half the lengths.
+#include <gtest/gtest.h>
+
+#include "tune/guard_tally.hpp"
+
+namespace csumtune::tuner {
+namespace {
+
+struct Length {
+  int bytes;
+  CacheState cache;
+  RatioEstimate paired;  // median, low, high
+};
+
+struct Case {
+  const char* name;
+  std::vector<Length> lengths;
+  double excess;
+  double worstLow;
+  int surelySlower;
+  double worstRatio;
+  int worstLength;
+  CacheState worstCache;
+};
+
+constexpr auto kHot = CacheState::Hot;
+constexpr auto kCold = CacheState::Cold;
+
+TEST(GuardTally, OnlyALengthWhoseIntervalLiesAbove1IsALoss) {
+  const std::vector<Case> cases{
+      {"identical code, cold noise: medians above 1, intervals across it",
+       {{13, kCold, {1.08, 0.97, 1.15}},
+        {24, kCold, {1.02, 0.99, 1.05}},
+        {40, kCold, {0.98, 0.93, 1.03}}},
+       0.0,
+       0.99,
+       0,
+       1.08,
+       13,
+       kCold},
+      {"a loss hot: a narrow interval above 1 counts almost whole",
+       {{7, kHot, {1.10, 1.09, 1.11}},
+        {8, kHot, {1.0, 0.999, 1.001}},
+        {13, kCold, {1.12, 0.96, 1.2}}},
+       0.09,
+       1.09,
+       1,
+       1.12,
+       13,
+       kCold},
+      {"two sure losses add up",
+       {{16, kHot, {1.05, 1.03, 1.07}}, {64, kCold, {1.2, 1.1, 1.3}}},
+       0.13,
+       1.1,
+       2,
+       1.2,
+       64,
+       kCold},
+      {"faster everywhere", {{40, kHot, {0.7, 0.69, 0.71}}}, 0.0, 0.69, 0, 0.7, 40, kHot},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    GuardTally tally(gen::Params{}, kHot);
+    for (const Length& l : c.lengths) tally.add(l.paired, l.bytes, l.cache);
+    const GuardResult g = tally.result();
+    EXPECT_NEAR(g.excess, c.excess, 1e-9);
+    EXPECT_DOUBLE_EQ(g.worstLow, c.worstLow);
+    EXPECT_EQ(g.surelySlower, c.surelySlower);
+    EXPECT_DOUBLE_EQ(g.worstRatio, c.worstRatio);
+    EXPECT_EQ(g.worstLength, c.worstLength);
+    EXPECT_EQ(g.worstCache, c.worstCache);
+    EXPECT_DOUBLE_EQ(g.loss(), c.worstLow) << "the guard judges the surest loss";
+    double logs = 0;
+    for (const Length& l : c.lengths) logs += std::log(l.paired.median);
+    EXPECT_NEAR(g.meanRatio, std::exp(logs / static_cast<double>(c.lengths.size())), 1e-12);
+  }
+}
+
+// A measurer without intervals (a replayed table) is judged by its worst median.
+TEST(GuardTally, WithoutIntervalsTheWorstMedianIsTheLoss) {
+  GuardResult g;
+  g.worstRatio = 1.3;
+  EXPECT_DOUBLE_EQ(g.loss(), 1.3);
+  EXPECT_DOUBLE_EQ(GuardTally(gen::Params{}, kHot).result().meanRatio, 0);
+}
+
+}  // namespace
+}  // namespace csumtune::tuner
