@@ -5,6 +5,7 @@
 #include <emmintrin.h>
 
 #include <algorithm>
+#include <bit>
 #include <cerrno>
 #include <cstring>
 #include <random>
@@ -50,13 +51,22 @@ Workload::Workload(const WorkloadConfig& config, std::size_t maxLength)
     positions_.assign(1, static_cast<std::uint32_t>(64 + config.offset));
     return;
   }
-  // 2^20 positions: one cycle touches far more than any last-level cache, so a position
-  // comes round again only after its lines are long gone.
+  // As many distinct lines as a power of two allows, up to 2^22: a cycle must touch far more
+  // than the last-level cache a core shares, or a position that comes round again still finds
+  // some of its lines there, and "cold" becomes a mixture that depends on how many calls a
+  // measurement makes (a cycle of 2^20 draws, 64 MiB, against a 32 MiB cache: a short call's
+  // cold ratio moved by 20 % with the number of lengths in the run).
   std::mt19937_64 rng(config.seed);
   const std::size_t lines = (mapped_ - span) / 64;
   std::uniform_int_distribution<std::size_t> line(0, lines - 1);
-  positions_.resize(std::size_t{1} << 20);
-  for (auto& pos : positions_) pos = static_cast<std::uint32_t>(line(rng) * 64 + config.offset);
+  positions_.resize(std::bit_floor(std::min(lines, kMaxPositions)));
+  std::vector<bool> taken(lines, false);
+  for (auto& pos : positions_) {
+    std::size_t at = line(rng);
+    while (taken[at]) at = line(rng);
+    taken[at] = true;
+    pos = static_cast<std::uint32_t>(at * 64 + config.offset);
+  }
   settle(positions_.size());
 }
 

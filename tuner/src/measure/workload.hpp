@@ -32,7 +32,11 @@ class Workload {
 
   const WorkloadConfig& config() const { return config_; }
   const std::uint8_t* base() const { return base_; }
-  // Byte offsets from base() for consecutive calls; index with (cursor & mask()).
+  // The most positions a cold cycle has (2^22 lines: 256 MiB).
+  static constexpr std::size_t kMaxPositions = std::size_t{1} << 22;
+  // Byte offsets from base() for consecutive calls, each at a distinct line of the pool (the
+  // largest power of two of them the pool holds, at most kMaxPositions); index with
+  // (cursor & mask()).
   const std::uint32_t* positions() const { return positions_.data(); }
   std::size_t mask() const { return positions_.size() - 1; }
   // Bytes the workload spans (the "Set Sz" of the 2013 thread's tables).

@@ -283,8 +283,9 @@ std::optional<std::string> rankingReversed(const std::vector<FinalistResult>& fi
 // one interleaved run — the guard measured each beside the baseline alone, at its own time,
 // and so cannot rank them against each other — and the one that loses least goes first: the
 // smallest excess, the mean of the guard's and the runoff's (two measurements, so that one
-// noisy one decides less), then the fastest per call (the smallest geometric mean of the time
-// ratios: the finalists' sure losses are often all nil), then the smallest worst ratio.
+// noisy one decides less; an excess within `runoffExcessSlack` of the least is a tie), then
+// the fastest per call (the smallest geometric mean of the time ratios: the finalists' sure
+// losses are often all nil or alike), then the smallest excess and worst ratio.
 // Overlapping intervals are a
 // generous test of a tie: the runoff may give up a few percent of the profile for fewer
 // per-call losses.
@@ -305,10 +306,17 @@ void runoff(TuneRun& run, TuneMeasurer& measurer, const TuneSettings& settings) 
     const GuardResult* earlier = findGuardResult(run.guard, g.params);
     return earlier ? (earlier->excess + g.excess) / 2 : g.excess;
   };
+  double leastExcess = meanExcess(run.runoff.front());
+  for (const GuardResult& g : run.runoff) leastExcess = std::min(leastExcess, meanExcess(g));
+  // An excess within the slack of the least is a tie: the same kernel's sure excess moves by
+  // about that much between two measurements.
+  const auto nearLeast = [&](const GuardResult& g) {
+    return meanExcess(g) <= leastExcess + settings.runoffExcessSlack;
+  };
   const auto least = std::min_element(
       run.runoff.begin(), run.runoff.end(), [&](const GuardResult& a, const GuardResult& b) {
-        return std::tuple{meanExcess(a), a.meanRatio, a.worstRatio} <
-               std::tuple{meanExcess(b), b.meanRatio, b.worstRatio};
+        return std::tuple{!nearLeast(a), a.meanRatio, meanExcess(a), a.worstRatio} <
+               std::tuple{!nearLeast(b), b.meanRatio, meanExcess(b), b.worstRatio};
       });
   const auto chosen =
       std::find_if(run.finalists.begin(), run.finalists.end(),

@@ -38,10 +38,14 @@ struct TuneSettings {
   double rankingTolerance = 0.02;
   // The middle-path stage (tune/middle_path.hpp): another middle bound replaces a SIMD
   // winner's only when its excess at the guard lengths is at most `middleExcessSlack` above
-  // the winner's, measured together (one noisy length, hot or cold, moves an excess by about
-  // that much), and its mean time ratio there at least `middleMargin` smaller (a smaller
-  // difference is noise).
+  // the winner's, measured together (a middle path trades a little at one length for more
+  // at many: one sure loss of 10 % is that much), and its mean time ratio there at least
+  // `middleMargin` smaller (a smaller difference is noise).
   double middleExcessSlack = 0.1;
+  // The runoff: finalists whose excess at the guard lengths is within this of the least are
+  // tied on it, and the one fastest per call among them wins (one kernel's excess moves by
+  // about this much between two measurements).
+  double runoffExcessSlack = 0.1;
   double middleMargin = 0.01;
   // The trade-off: the fastest kernel within each of these code sizes (bytes) is measured
   // together with the winner (limits the winner fits are skipped; empty = none).
