@@ -21,6 +21,7 @@ constexpr std::array<std::string_view, kEntryCount> kEntryNames{"checked", "lean
 constexpr std::array<std::string_view, kKindCount> kKindNames{"sum", "copy"};
 constexpr std::array<std::string_view, kStoreCount> kStoreNames{"plain", "nt"};
 constexpr std::array<std::string_view, kBoundsCount> kBoundsNames{"strict", "aligned"};
+constexpr std::array<std::string_view, kByteLoadCount> kByteLoadNames{"computed", "pointer"};
 
 // "a, b, c": the names a message lists as the accepted values.
 template <typename Names>
@@ -85,6 +86,10 @@ std::string_view toString(Bounds bounds) {
   return kBoundsNames.at(static_cast<std::size_t>(bounds));
 }
 
+std::string_view toString(ByteLoad byteLoad) {
+  return kByteLoadNames.at(static_cast<std::size_t>(byteLoad));
+}
+
 std::string_view toString(Kind kind) {
   return kKindNames.at(static_cast<std::size_t>(kind));
 }
@@ -124,6 +129,7 @@ std::string Params::toString() const {
   if (kind != defaults.kind) text += fmt::format(",kind={}", gen::toString(kind));
   if (store != defaults.store) text += fmt::format(",store={}", gen::toString(store));
   if (bounds != defaults.bounds) text += fmt::format(",bounds={}", gen::toString(bounds));
+  if (byteLoad != defaults.byteLoad) text += fmt::format(",byteload={}", gen::toString(byteLoad));
   if (mid != defaults.mid) text += fmt::format(",mid={}", mid);
   if (place != defaults.place) text += fmt::format(",place={}", place);
   return text;
@@ -175,6 +181,10 @@ constexpr KeyRule kKeyRules[] = {
                  std::string_view v) { p.store = parseName<Store>(k, v, kStoreNames); }},
     {"bounds", [](Params& p, std::string_view k,
                   std::string_view v) { p.bounds = parseName<Bounds>(k, v, kBoundsNames); }},
+    {"byteload",
+     [](Params& p, std::string_view k, std::string_view v) {
+       p.byteLoad = parseName<ByteLoad>(k, v, kByteLoadNames);
+     }},
     {"mid", [](Params& p, std::string_view k, std::string_view v) { p.mid = parseInt(k, v); }},
     {"place", [](Params& p, std::string_view k, std::string_view v) { p.place = parseInt(k, v); }},
 };
@@ -229,6 +239,8 @@ Params Params::canonical() const {
   // A middle bound at or below the short path's makes no middle path (decided before the
   // short bound is normalised: it is compared with the bound that takes effect).
   if (!out.hasMidPath()) out.mid = 0;
+  // Only bounds=aligned loads the last bytes as one word: the strict forms have no such load.
+  if (out.bounds == Bounds::Strict) out.byteLoad = ByteLoad::Computed;
   if (!out.hasShortPath()) {
     out.shortBelow = out.blockBytes() <= Params{}.shortBelow ? 64 : 0;
     out.entry = Entry::Checked;
@@ -400,12 +412,15 @@ std::vector<Params> frameVariants(const Params& loop, const std::vector<int>& ex
   }
   if (which == FrameBounds::Both) {
     const std::size_t strict = out.size();
-    for (std::size_t i = 0; i < strict; ++i) {
-      Params p = out[i];
-      p.bounds = Bounds::Aligned;
-      p = p.canonical();
-      if (validationError(p).empty() && std::find(out.begin(), out.end(), p) == out.end())
-        out.push_back(p);
+    for (ByteLoad load : {ByteLoad::Computed, ByteLoad::Pointer}) {
+      for (std::size_t i = 0; i < strict; ++i) {
+        Params p = out[i];
+        p.bounds = Bounds::Aligned;
+        p.byteLoad = load;
+        p = p.canonical();
+        if (validationError(p).empty() && std::find(out.begin(), out.end(), p) == out.end())
+          out.push_back(p);
+      }
     }
   }
   return out;

@@ -86,15 +86,16 @@ TEST(LinkedKernels, PassTheFullCorrectnessSuite) {
   auto sampled = frames;
   sampled.sampled = true;
   sampled = tuner::withOverReads(sampled, 8);
-  std::set<std::tuple<gen::Carry, gen::Tail, int, bool>> everyGapShown;
+  std::set<std::tuple<gen::Carry, gen::Tail, int, bool, gen::ByteLoad>> everyGapShown;
   for (const LinkedKernel& linked : linkedKernels()) {
     const gen::Params params = gen::parseParams(linked.params);
     if (!missingFeatures(params).empty()) continue;
     const tuner::VerifyPlan* plan = testing::hasDefaultFrame(params) ? &full : &frames;
     if (params.bounds == gen::Bounds::Aligned) {
-      const bool everyGap =
-          everyGapShown.insert({params.carry, params.tail, params.tailChains, params.mid != 0})
-              .second;
+      const bool everyGap = everyGapShown
+                                .insert({params.carry, params.tail, params.tailChains,
+                                         params.mid != 0, params.byteLoad})
+                                .second;
       plan = everyGap ? &aligned : &sampled;
     }
     const auto outcome = tuner::verifyKernel(linked.fn, fixture, *plan);

@@ -88,6 +88,15 @@ inline constexpr int kStoreCount = 2;
 enum class Bounds : std::uint8_t { Strict, Aligned };
 inline constexpr int kBoundsCount = 2;
 
+// bounds=aligned: where the one load of the last 1..7 bytes takes its address. `computed`:
+// always from the pointer and the count (the block that holds them, with a compare and a
+// cmov). `pointer`: straight from the pointer when it is 8-aligned (then it is its own
+// aligned block), computed only otherwise: two more instructions for an unaligned pointer,
+// four fewer for an aligned one, and cold a load that can issue at once keeps more calls'
+// misses in flight than one that waits on its address.
+enum class ByteLoad : std::uint8_t { Computed, Pointer };
+inline constexpr int kByteLoadCount = 2;
+
 // CPU features a kernel may need; the runtime checks them against the host before it
 // runs anything.
 // (Appended only: the values name bits elsewhere.) AVX512BW: byte-masked loads (mid=N of the
@@ -162,6 +171,7 @@ struct Params {
   Kind kind = Kind::Sum;
   Store store = Store::Plain;
   Bounds bounds = Bounds::Strict;
+  ByteLoad byteLoad = ByteLoad::Computed;  // key `byteload` (bounds=aligned only)
   // SIMD families (kind=sum): buffers from the short bound (or 1) up to and including `mid` take
   // the middle path: the whole vectors in straight-line code and the last, partial one as a masked
   // load (AVX-512: vmovdqu8 under a byte mask; AVX2: vpmaskmovd of its whole dwords, the last 0..3
@@ -236,6 +246,7 @@ std::string_view toString(Store store);
 std::string_view toString(SumEntry sum);
 std::string_view toString(Entry entry);
 std::string_view toString(Bounds bounds);
+std::string_view toString(ByteLoad byteLoad);
 
 // Features the CPU must have to run this kernel.
 std::vector<CpuFeature> requiredFeatures(const Params& params);
