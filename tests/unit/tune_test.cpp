@@ -677,6 +677,29 @@ TEST(Tune, TheGuardTakesTheBestOfEachSizeClassOfTheBestLoopShape) {
   EXPECT_EQ(names, expected) << "then the best of each other carry family, and only its best";
 }
 
+// And each way the best loop shape loads its last bytes (bounds, byteload): the profile has no
+// length under 8, so its ranking of them is noise; the best of each is guarded.
+TEST(Tune, TheGuardTakesTheBestOfEachByteLoadOfTheBestLoopShape) {
+  const char* frame = "carry=adc,chains=4,unroll=16,tail=overlap,sum=last,entry=forty,short=128";
+  const auto with = [&](const char* keys) { return std::string(frame) + "," + keys; };
+  const std::vector<Evaluation> all{
+      eval(frame, 0.50),
+      eval(with("bounds=aligned"), 0.501),
+      eval(with("bounds=aligned,tailchains=1"), 0.502),
+      eval("carry=adc,chains=2,unroll=8,tail=overlap,bounds=aligned,byteload=pointer", 0.503),
+      eval(with("bounds=aligned,byteload=pointer,tailchains=1"), 0.504),
+      eval(with("bounds=aligned,byteload=pointer"), 0.505),
+  };
+  const auto picked = guardCandidates(all, 1);
+  std::vector<std::string> names;
+  for (const Evaluation& e : picked) names.push_back(e.params.toString());
+  // all[2] is a per-call form of its own (one tail chain); all[1] and all[4] are the best
+  // aligned forms; all[5] ranks behind all[4] and all[3] is another loop shape: both stay out.
+  const std::vector<std::string> expected{all[0].params.toString(), all[2].params.toString(),
+                                          all[1].params.toString(), all[4].params.toString()};
+  EXPECT_EQ(names, expected);
+}
+
 // The profile cannot tell the first three finalists apart (their intervals overlap): they
 // are measured again together at the guard lengths, and the one that loses least there wins,
 // not the profile's first; the two it tells apart stay out. The guard's own excess counts as

@@ -86,7 +86,12 @@ std::vector<Evaluation> guardCandidates(const std::vector<Evaluation>& all, std:
   const SameGroup sameSizeClass = [](const gen::Params& a, const gen::Params& b) {
     return a.entry == b.entry && a.shortBelow == b.shortBelow && a.mid == b.mid;
   };
-  for (const SameGroup sameGroup : {sameForm, sameSizeClass}) {
+  // And how the last bytes load (bounds, byteload): a profile without lengths under 8 cannot
+  // rank them at all, and cold a load that waits on its address costs a tenth of a short call.
+  const SameGroup sameByteLoad = [](const gen::Params& a, const gen::Params& b) {
+    return a.bounds == b.bounds && a.byteLoad == b.byteLoad;
+  };
+  for (const SameGroup sameGroup : {sameForm, sameSizeClass, sameByteLoad}) {
     // `ranked` is best first: the first of each group is its best.
     std::vector<gen::Params> groups;
     for (const Evaluation& e : ranked) {
