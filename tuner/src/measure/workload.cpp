@@ -52,10 +52,9 @@ Workload::Workload(const WorkloadConfig& config, std::size_t maxLength)
     return;
   }
   // As many distinct lines as a power of two allows, up to 2^22: a cycle must touch far more
-  // than the last-level cache a core shares, or a position that comes round again still finds
-  // some of its lines there, and "cold" becomes a mixture that depends on how many calls a
-  // measurement makes (a cycle of 2^20 draws, 64 MiB, against a 32 MiB cache: a short call's
-  // cold ratio moved by 20 % with the number of lengths in the run).
+  // than the last-level cache a core shares, or a position that comes round again may still
+  // find its line there (2^20 random draws are 64 MiB, a tenth of them repeats, against a
+  // 32 MiB cache on a Zen 5 CCD).
   std::mt19937_64 rng(config.seed);
   const std::size_t lines = (mapped_ - span) / 64;
   std::uniform_int_distribution<std::size_t> line(0, lines - 1);
