@@ -45,6 +45,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const int bounds[] = {0, 64, 128, 256};
   p.shortBelow = bounds[in.next(4)];
   p.bounds = static_cast<gen::Bounds>(in.next(gen::kBoundsCount));
+  p.byteLoad = static_cast<gen::ByteLoad>(in.next(gen::kByteLoadCount));
   // The SIMD families' middle path; other families refuse the key, so they keep mid=0.
   const int mids[] = {0, 128, 256, 512};
   p.mid = mids[in.next(4)];

@@ -15,6 +15,22 @@ TEST(Params, DefaultsAndCanonicalOrder) {
             "carry=cmov,chains=8,unroll=16,prefetch=0,hint=t0");
 }
 
+// byteload says where bounds=aligned's load of the last bytes takes its address: it prints after
+// bounds, round-trips, and means nothing (canonical `computed`) without bounds=aligned.
+TEST(Params, TheByteLoadKeyBelongsToAlignedBounds) {
+  const Params pointer =
+      parseParams("carry=adc,chains=4,unroll=16,bounds=aligned,byteload=pointer");
+  EXPECT_EQ(pointer.byteLoad, ByteLoad::Pointer);
+  EXPECT_EQ(pointer.toString(),
+            "carry=adc,chains=4,unroll=16,prefetch=0,hint=t0,bounds=aligned,byteload=pointer");
+  EXPECT_EQ(parseParams(pointer.toString()), pointer);
+  EXPECT_EQ(pointer.canonical(), pointer);
+  const Params strict = parseParams("carry=adc,chains=4,unroll=16,byteload=pointer");
+  EXPECT_EQ(strict.canonical().byteLoad, ByteLoad::Computed);
+  EXPECT_EQ(strict.canonical().toString(), "carry=adc,chains=4,unroll=16,prefetch=0,hint=t0");
+  EXPECT_THROW(parseParams("byteload=aligned"), ParamsError);
+}
+
 TEST(Params, EveryPointOfTheSpaceRoundTrips) {
   const auto space = enumerateSpace();
   std::set<std::string> seen;

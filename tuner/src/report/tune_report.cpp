@@ -381,14 +381,14 @@ std::string renderTuneReport(const TuneRun& run, const std::vector<std::string>&
         "interval overlaps the fastest's: a generous test of a tie), so they were measured again "
         "together with `{}`, in one interleaved run at the guard's lengths, hot and cold; the "
         "one that loses least went first: of those whose mean of the guard's excess and the "
-        "runoff's is within 0.1 of the least (one kernel's excess moves by about that much "
+        "runoff's is within {:.2f} of the least (one kernel's excess moves by about that much "
         "between two measurements), the one with the smallest mean time ratio (the fastest per "
         "call), then the smallest excess and worst ratio (the middle-path "
         "stage below may then put the same "
         "kernel with another middle bound before it).\n\n| params | worst time ratio | at "
         "length | cache | surely slower | excess, guard | excess, runoff | mean | mean time "
         "ratio |\n|---|---:|---:|---|---:|---:|---:|---:|---:|\n",
-        run.baseline);
+        run.baseline, run.runoffExcessSlack);
     for (const GuardResult& g : run.runoff) {
       const GuardResult* earlier = findGuardResult(run.guard, g.params);
       const bool known = earlier != nullptr;
@@ -409,15 +409,15 @@ std::string renderTuneReport(const TuneRun& run, const std::vector<std::string>&
         "above the winner's), passes the guard where the winner did, and is not slower on the "
         "profile (the intervals overlap); it then goes first among the finalists above, the "
         "winner it replaced behind it.\n\n| params | mean time ratio | excess "
-        "| worst time ratio | at length | cache | profile speed-up [95% CI] |\n"
-        "|---|---:|---:|---:|---:|---|---|\n",
+        "| worst time ratio | at length | cache | highest interval low | profile speed-up [95% "
+        "CI] |\n|---|---:|---:|---:|---:|---|---:|---|\n",
         run.baseline, 100 * run.middleMargin, run.middleExcessSlack);
     for (const MiddlePathResult& m : run.middle) {
       const GuardResult& g = m.atLengths;
       md += fmt::format(
-          "| `{}`{} | {:.3f} | {:.2f} | {:.3f} | {} | {} | {} |\n", g.params.toString(),
+          "| `{}`{} | {:.3f} | {:.2f} | {:.3f} | {} | {} | {:.3f} | {} |\n", g.params.toString(),
           g.params.mid == run.finalists.front().params.mid ? " (chosen)" : "", g.meanRatio,
-          g.excess, g.worstRatio, g.worstLength, toString(g.worstCache), ci(m.profile));
+          g.excess, g.worstRatio, g.worstLength, toString(g.worstCache), g.worstLow, ci(m.profile));
     }
   }
   if (!run.placement.empty()) {

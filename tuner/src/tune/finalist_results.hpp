@@ -64,7 +64,8 @@ struct GuardResult {
   CacheState worstCache = CacheState::Hot;  // where worstRatio was measured
   // The highest lower end, over the lengths, of the 95 % interval of the paired time ratio (0
   // when the measurer has no intervals). Cold, 31 rounds of identical code put a median 2-8 %
-  // above 1 at some length of 33; only an interval above 1 says the candidate is slower.
+  // above 1 at some length of 33; an interval lies above 1 by chance at one length in forty
+  // (so at one or two of 66), and then mostly by less than the guard's tolerance.
   double worstLow = 0;
   // How many lengths, hot and cold, have their whole interval above 1.
   int surelySlower = 0;

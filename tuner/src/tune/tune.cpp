@@ -302,6 +302,9 @@ void runoff(TuneRun& run, TuneMeasurer& measurer, const TuneSettings& settings) 
   if (tied.size() < 2) return;
   startPhase(&measurer, settings, "runoff", 0);
   run.runoff = measurer.guardTogether(tied, settings.guardLengths);
+  run.runoffExcessSlack = settings.runoffExcessSlack;
+  // An interrupted measurement may come back short: nothing to rank then.
+  if (run.runoff.size() != tied.size()) return;
   const auto meanExcess = [&](const GuardResult& g) {
     const GuardResult* earlier = findGuardResult(run.guard, g.params);
     return earlier ? (earlier->excess + g.excess) / 2 : g.excess;
@@ -335,7 +338,8 @@ void replaceWinner(std::vector<FinalistResult>& finalists, const FinalistResult&
 // and their targets fall into the lines the front end fetches), and so whether it loses to
 // the reference at a short length by one cycle in ten. The same kernel at each placement is
 // measured together at the guard's lengths, hot and cold; the one that loses least (the
-// smallest excess, then the smallest worst ratio; the winner's own placement on a tie) is then
+// smallest excess, then the smallest mean and worst ratios; the winner's own placement on a
+// tie) is then
 // measured on the profile together with the winner as it was, and replaces it only if it is
 // not slower there: every figure printed for the winner is then its own placement's.
 void place(TuneRun& run, TuneMeasurer& measurer, const TuneSettings& settings) {

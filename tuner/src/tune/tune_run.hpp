@@ -73,6 +73,7 @@ struct TuneRun {
   // fastest per call that loses no more won (tune/middle_path.hpp).
   std::vector<MiddlePathResult> middle;
   double middleExcessSlack = 0, middleMargin = 0;  // the stage's rule (tune.hpp)
+  double runoffExcessSlack = 0;                    // the runoff's tie on excess (tune.hpp)
   // The winner at every placement (`place`: its entry's offset in a 64-byte line), measured
   // together at the guard lengths (empty when not measured): the one that loses least won.
   std::vector<GuardResult> placement;

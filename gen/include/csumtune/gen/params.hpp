@@ -92,8 +92,8 @@ inline constexpr int kBoundsCount = 2;
 // always from the pointer and the count (the block that holds them, with a compare and a
 // cmov). `pointer`: straight from the pointer when it is 8-aligned (then it is its own
 // aligned block), computed only otherwise: two more instructions for an unaligned pointer,
-// four fewer for an aligned one, and cold a load that can issue at once keeps more calls'
-// misses in flight than one that waits on its address.
+// three fewer for an aligned one (and a taken jump), and cold a load that can issue at once keeps
+// more calls' misses in flight than one that waits on its address.
 enum class ByteLoad : std::uint8_t { Computed, Pointer };
 inline constexpr int kByteLoadCount = 2;
 
