@@ -1,13 +1,17 @@
 // bench --count-instructions: functions whose instruction count is known by construction are
 // counted exactly, at every length, for both call shapes; a kernel that faults is reported.
+#include <algorithm>
 #include <array>
 #include <cstdlib>
 #include <string>
 
 #include <gtest/gtest.h>
 
+#include "csumtune/cpu.hpp"
+#include "csumtune/gen/params.hpp"
 #include "csumtune/jit.hpp"
 #include "measure/instruction_count.hpp"
+#include "tune/middle_path.hpp"
 
 // Three instructions whatever the length; 4 + 3 x len; a copy-shaped one of five; and one that
 // reads address 0.
@@ -176,6 +180,56 @@ TEST(InstructionCount, ShortTailChainIsOneChainBelowTheBoundAndTwoAfterTheLoop) 
   }
   EXPECT_GT(differ % 1000, 0) << "no length under the bound tells 1 from 2";
   EXPECT_GT(differ / 1000, 0) << "no length from the bound up tells 1 from 2";
+}
+
+// The middle-path stage compares a SIMD winner's middle bounds only where they can run
+// different instructions (lengthsWhereMiddleBoundsDiffer): below the short bound and at the
+// exact length every bound must run the same instructions, whatever the entry; from the short
+// bound up some length must tell them apart. The families this CPU lacks are left out.
+TEST(InstructionCount, MiddleBoundsRunTheSameInstructionsWhereTheStageSkipsThem) {
+  // avx512 shares avx512vnni's middle path.
+  const char* loops[] = {"carry=avx2,chains=2,unroll=8", "carry=avx512vnni,chains=4,unroll=16"};
+  const char* frames[] = {"tail=overlap,sum=last,entry=inline,exact=40,short=128,bounds=aligned",
+                          "tail=overlap,sum=first,entry=forty,short=128",
+                          "tail=ladder,sum=last,entry=lean,exact=40,short=128",
+                          "tail=overlap,entry=range,short=64,bounds=aligned,byteload=pointer",
+                          "tail=ladder,entry=checked,short=64"};
+  InstructionCountRequest request;
+  for (int len = 1; len <= 132; ++len) request.sizes.push_back(len);
+  for (int len : {160, 200, 255, 256, 257, 384, 511, 512, 513}) request.sizes.push_back(len);
+  int compared = 0;
+  for (const char* loop : loops) {
+    for (const char* frame : frames) {
+      const gen::Params winner = gen::parseParams(std::string(loop) + "," + frame).canonical();
+      if (!csumtune::missingFeatures(winner).empty()) continue;
+      const auto bounds = middleVariants(winner);
+      ASSERT_GE(bounds.size(), 2u) << winner.toString();
+      const auto differ = lengthsWhereMiddleBoundsDiffer(winner, request.sizes);
+      std::vector<std::vector<CallCount>> counts;
+      for (const gen::Params& p : bounds) {
+        const csumtune::Kernel kernel = csumtune::Jit::compile(p);
+        SKIP_WITHOUT_PTRACE(counts.push_back(
+            countCalls({p.toString(), "", TimedKind::Linked, kernel.fn()}, request)));
+      }
+      bool told = false;
+      for (std::size_t i = 0; i < request.sizes.size(); ++i) {
+        const int len = request.sizes[i];
+        const bool skipped = std::find(differ.begin(), differ.end(), len) == differ.end();
+        for (std::size_t b = 1; b < bounds.size(); ++b) {
+          const bool same = counts[b][i].instructions == counts[0][i].instructions &&
+                            counts[b][i].takenBranches == counts[0][i].takenBranches;
+          if (skipped) {
+            EXPECT_TRUE(same) << bounds[b].toString() << " at " << len << " bytes";
+          } else {
+            told = told || !same;
+          }
+        }
+      }
+      EXPECT_TRUE(told) << winner.toString() << ": no compared length tells its bounds apart";
+      ++compared;
+    }
+  }
+  if (compared == 0) GTEST_SKIP() << "no SIMD family runs on this CPU";
 }
 
 TEST(InstructionCount, ACopyingCallIsCountedWithItsOwnSignature) {

@@ -18,6 +18,7 @@
 #include "report/tune_report.hpp"
 #include "search/space.hpp"
 #include "source_file.hpp"
+#include "tune/middle_path.hpp"
 #include "tune/replay_measurer.hpp"
 #include "tune/tune.hpp"
 
@@ -807,6 +808,7 @@ TEST(Tune, ASimdWinnersMiddlePathIsDecidedPerCallAtTheGuardLengths) {
     double fastWorst = 1.01;   // the others' too
     bool slowerOnTheProfile = false;
     std::vector<gen::Params> together;  // the middle stage's candidates
+    std::vector<int> lengthsGiven;      // and the lengths it measured them at
     Evaluation measure(const gen::Params& p) override {
       Evaluation e = ReplayMeasurer::measure(p);
       if (e.status == EvalStatus::Refused && p.mid != 0) {  // the table has no middle paths
@@ -828,6 +830,7 @@ TEST(Tune, ASimdWinnersMiddlePathIsDecidedPerCallAtTheGuardLengths) {
       });
       if (!middleOnly || !timed) return out;
       together = candidates;
+      lengthsGiven = lengths;
       for (GuardResult& g : out) {
         const bool fast = g.params.mid == fastMid;
         g.meanRatio = fast ? fastMean : 0.9 + 0.001 * g.params.mid / 128;
@@ -880,6 +883,14 @@ TEST(Tune, ASimdWinnersMiddlePathIsDecidedPerCallAtTheGuardLengths) {
     EXPECT_NE(std::find(mids.begin(), mids.end(), 256), mids.end());
     EXPECT_EQ(std::set<int>(mids.begin(), mids.end()).size(), mids.size()) << "measured twice";
     ASSERT_EQ(run.middle.size(), replay.together.size());
+    // Only where the bounds can differ: from the short bound up, not at the exact length.
+    EXPECT_EQ(replay.lengthsGiven, lengthsWhereMiddleBoundsDiffer(was, settings.guardLengths));
+    EXPECT_EQ(run.middleLengths, replay.lengthsGiven);
+    ASSERT_FALSE(replay.lengthsGiven.empty());
+    if (was.hasShortPath()) {
+      EXPECT_GE(replay.lengthsGiven.front(), was.shortBelow);
+    }
+    EXPECT_LT(replay.lengthsGiven.size(), settings.guardLengths.size());
     const gen::Params& winner = run.finalists.front().params;
     EXPECT_EQ(winner.mid, c.chosen ? 256 : was.mid);
     gen::Params unmoved = winner;

@@ -96,6 +96,7 @@ json guardJson(const TuneRun& run) {
           {"candidates", candidates},
           {"runoff", runoff},
           {"middle", middle},
+          {"middle_lengths", run.middleLengths},
           {"placement", placement},
           {"placement_profile",
            run.placementProfile ? json{{"at_own_placement", ratioJson(run.placementProfile->first)},

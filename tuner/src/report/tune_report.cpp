@@ -402,8 +402,10 @@ std::string renderTuneReport(const TuneRun& run, const std::vector<std::string>&
     md += fmt::format(
         "\n### Middle path\n\nThe profile may weigh no length between the short path and the "
         "loop, so the winner of the stages above was measured with each middle bound (`mid`, "
-        "none included) together with `{}`, in one interleaved run at the guard's lengths, hot "
-        "and cold, and with the finalists on the profile. Another bound replaces the winner's "
+        "none included) together with `{}`, in one interleaved run at the guard's lengths where "
+        "the bounds can run different code ({}: below the short bound and at the exact length "
+        "they all run the same instructions), hot and cold, and with the finalists on the "
+        "profile. Another bound replaces the winner's "
         "where it is faster per call (a geometric mean of the time ratios at those lengths at "
         "least {:.0f} % smaller), loses at most a little more there (an excess at most {:.2f} "
         "above the winner's), passes the guard where the winner did, and is not slower on the "
@@ -411,7 +413,8 @@ std::string renderTuneReport(const TuneRun& run, const std::vector<std::string>&
         "winner it replaced behind it.\n\n| params | mean time ratio | excess "
         "| worst time ratio | at length | cache | highest interval low | profile speed-up [95% "
         "CI] |\n|---|---:|---:|---:|---:|---|---:|---|\n",
-        run.baseline, 100 * run.middleMargin, run.middleExcessSlack);
+        run.baseline, fmt::join(run.middleLengths, ", "), 100 * run.middleMargin,
+        run.middleExcessSlack);
     for (const MiddlePathResult& m : run.middle) {
       const GuardResult& g = m.atLengths;
       md += fmt::format(

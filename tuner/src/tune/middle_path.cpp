@@ -22,6 +22,16 @@ std::vector<gen::Params> middleVariants(const gen::Params& winner) {
   return out;
 }
 
+std::vector<int> lengthsWhereMiddleBoundsDiffer(const gen::Params& winner,
+                                                const std::vector<int>& guardLengths) {
+  std::vector<int> out;
+  for (const int length : guardLengths) {
+    const bool shortPath = winner.hasShortPath() && length < winner.shortBelow;
+    if (!shortPath && length != winner.exact) out.push_back(length);
+  }
+  return out;
+}
+
 std::size_t chosenMiddle(const std::vector<MiddlePathResult>& measured, const MiddleRule& rule) {
   if (measured.empty()) return 0;
   const MiddlePathResult& winner = measured.front();
@@ -54,7 +64,8 @@ void chooseMiddlePath(TuneRun& run, TuneMeasurer& measurer, const MiddleSettings
   if (run.finalists.empty()) return;
   const gen::Params winner = run.finalists.front().params;
   const auto bounds = middleVariants(winner);
-  if (bounds.size() < 2) return;
+  const auto lengths = lengthsWhereMiddleBoundsDiffer(winner, settings.guardLengths);
+  if (bounds.size() < 2 || lengths.empty()) return;
   phaseStarted();
   std::vector<gen::Params> variants{winner};
   std::vector<Evaluation> again;
@@ -75,7 +86,7 @@ void chooseMiddlePath(TuneRun& run, TuneMeasurer& measurer, const MiddleSettings
       again.push_back(checked);
   }
   if (variants.size() < 2) return;
-  const auto atLengths = measurer.guardTogether(variants, settings.guardLengths);
+  const auto atLengths = measurer.guardTogether(variants, lengths);
   if (atLengths.size() != variants.size() || atLengths.front().meanRatio <= 0) return;
   const auto measured = measurer.remeasureFinalists(again);
   std::vector<MiddlePathResult> middle;
@@ -101,6 +112,7 @@ void chooseMiddlePath(TuneRun& run, TuneMeasurer& measurer, const MiddleSettings
     }
   }
   run.middle = std::move(middle);
+  run.middleLengths = lengths;
   run.middleExcessSlack = settings.excessSlack;
   run.middleMargin = settings.margin;
   run.finalists = std::move(*finalists);

@@ -20,6 +20,16 @@ namespace csumtune::tuner {
 // summing SIMD kernel (the general-purpose families have no middle path).
 std::vector<gen::Params> middleVariants(const gen::Params& winner);
 
+// The lengths of `guardLengths` at which the winner's middle bounds can run different
+// instructions. Its middle bound is tested after its short one, whatever the entry, and its
+// short and exact paths do not depend on it: below the short bound, and at the exact length,
+// every bound runs the same instructions (where the middle path's bytes shift them, at other
+// addresses: a placement, which the measurement varies round by round or the placement stage
+// judges). There two bounds differ only by noise, and at 66 lengths 31 rounds of noise put an
+// interval above the guard's limit now and then.
+std::vector<int> lengthsWhereMiddleBoundsDiffer(const gen::Params& winner,
+                                                const std::vector<int>& guardLengths);
+
 struct MiddleRule {
   double excessSlack = 0;  // how much more another bound may lose than the winner (excess)
   double margin = 0;       // how much smaller its mean time ratio must be
@@ -41,13 +51,13 @@ struct MiddleSettings {
 };
 
 // The stage: the finalists' winner with each middle bound (each new kernel verified and
-// measured on the profile first) is measured together at the
-// guard lengths, hot and cold, then with the finalists on the profile; chosenMiddle() decides.
-// A winner the guard passed is replaced only by one that passes it too. The chosen kernel
-// goes first among the finalists with its own figures, the old winner behind it; every
-// finalist's figures are then this stage's measurement. `phaseStarted` is called before
-// anything is measured; nothing happens for a winner without middle bounds or a measurer
-// without timing.
+// measured on the profile first) is measured together at the guard lengths where they can
+// differ (lengthsWhereMiddleBoundsDiffer), hot and cold, then with the finalists on the profile;
+// chosenMiddle() decides. A winner the guard passed is replaced only by one that passes it too. The
+// chosen kernel goes first among the finalists with its own figures, the old winner behind it;
+// every finalist's figures are then this stage's measurement. `phaseStarted` is called before
+// anything is measured; nothing happens for a winner without middle bounds, without a guard
+// length where they differ, or a measurer without timing.
 void chooseMiddlePath(TuneRun& run, TuneMeasurer& measurer, const MiddleSettings& settings,
                       const std::function<void()>& phaseStarted);
 

@@ -69,9 +69,10 @@ struct TuneRun {
   // guard lengths (empty when there was no tie): the one that loses least there went first.
   std::vector<GuardResult> runoff;
   // A SIMD winner with each middle bound (mid=N, none included; the winner first), measured
-  // together at the guard lengths and on the profile (empty when not measured): the one
-  // fastest per call that loses no more won (tune/middle_path.hpp).
+  // together at the guard lengths where they differ and on the profile (empty when not measured):
+  // the one fastest per call that loses no more won (tune/middle_path.hpp).
   std::vector<MiddlePathResult> middle;
+  std::vector<int> middleLengths;  // the guard lengths where the bounds can differ (measured)
   double middleExcessSlack = 0, middleMargin = 0;  // the stage's rule (tune.hpp)
   double runoffExcessSlack = 0;                    // the runoff's tie on excess (tune.hpp)
   // The winner at every placement (`place`: its entry's offset in a 64-byte line), measured
