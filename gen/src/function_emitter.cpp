@@ -539,6 +539,13 @@ void emitFortyPaths(EmitContext& ctx, const FortyLabels& at, const Label& tinyBu
   if (second) {
     emitAddAdcBlock(ctx, acc0, 0, 5);
     emitAddAdcBlock(ctx, ctx.regs.accumulators[1], 40, 5);
+  } else if (ctx.params.block80 == Block80::Pair && ctx.regs.accumulators.size() > 1) {
+    // block80=pair with one tail chain: the second chain starts from its first word (nothing
+    // to zero) and is added in at once, so the ladder after it keeps one chain and rcx.
+    const Gp& acc1 = ctx.regs.accumulators[1];
+    emitAddAdcBlock(ctx, acc0, 0, 5);
+    emitChain(ctx, acc1, 40, 5, false);
+    emitAddChain(ctx, acc0, {acc1});
   } else {
     emitAddAdcBlock(ctx, acc0, 0, 10);
   }

@@ -22,6 +22,7 @@ constexpr std::array<std::string_view, kKindCount> kKindNames{"sum", "copy"};
 constexpr std::array<std::string_view, kStoreCount> kStoreNames{"plain", "nt"};
 constexpr std::array<std::string_view, kBoundsCount> kBoundsNames{"strict", "aligned"};
 constexpr std::array<std::string_view, kByteLoadCount> kByteLoadNames{"computed", "pointer"};
+constexpr std::array<std::string_view, kBlock80Count> kBlock80Names{"chain", "pair"};
 
 // "a, b, c": the names a message lists as the accepted values.
 template <typename Names>
@@ -89,6 +90,9 @@ std::string_view toString(Bounds bounds) {
 std::string_view toString(ByteLoad byteLoad) {
   return kByteLoadNames.at(static_cast<std::size_t>(byteLoad));
 }
+std::string_view toString(Block80 block80) {
+  return kBlock80Names.at(static_cast<std::size_t>(block80));
+}
 
 std::string_view toString(Kind kind) {
   return kKindNames.at(static_cast<std::size_t>(kind));
@@ -130,6 +134,7 @@ std::string Params::toString() const {
   if (store != defaults.store) text += fmt::format(",store={}", gen::toString(store));
   if (bounds != defaults.bounds) text += fmt::format(",bounds={}", gen::toString(bounds));
   if (byteLoad != defaults.byteLoad) text += fmt::format(",byteload={}", gen::toString(byteLoad));
+  if (block80 != defaults.block80) text += fmt::format(",block80={}", gen::toString(block80));
   if (mid != defaults.mid) text += fmt::format(",mid={}", mid);
   if (place != defaults.place) text += fmt::format(",place={}", place);
   return text;
@@ -185,6 +190,8 @@ constexpr KeyRule kKeyRules[] = {
      [](Params& p, std::string_view k, std::string_view v) {
        p.byteLoad = parseName<ByteLoad>(k, v, kByteLoadNames);
      }},
+    {"block80", [](Params& p, std::string_view k,
+                   std::string_view v) { p.block80 = parseName<Block80>(k, v, kBlock80Names); }},
     {"mid", [](Params& p, std::string_view k, std::string_view v) { p.mid = parseInt(k, v); }},
     {"place", [](Params& p, std::string_view k, std::string_view v) { p.place = parseInt(k, v); }},
 };
@@ -241,6 +248,12 @@ Params Params::canonical() const {
   if (!out.hasMidPath()) out.mid = 0;
   // Only bounds=aligned loads the last bytes as one word: the strict forms have no such load.
   if (out.bounds == Bounds::Strict) out.byteLoad = ByteLoad::Computed;
+  // block80 is entry=forty's, and makes no difference where its 80-byte block is on two
+  // chains already (two tail chains on the word ladder) or can have only one.
+  const bool oneAccumulator = !traitsOf(out.carry).isVector() && out.chains == 1;
+  if (!out.hasShortPath() || out.entry != Entry::Forty || oneAccumulator ||
+      (out.tailChains == 2 && out.words == Words::Ladder))
+    out.block80 = Block80::Chain;
   if (!out.hasShortPath()) {
     out.shortBelow = out.blockBytes() <= Params{}.shortBelow ? 64 : 0;
     out.entry = Entry::Checked;
@@ -408,6 +421,17 @@ std::vector<Params> frameVariants(const Params& loop, const std::vector<int>& ex
     p.tailChains = Params::kShortTailChain;
     p = p.canonical();
     if (validationError(p).empty() && std::find(out.begin(), out.end(), p) == out.end())
+      out.push_back(p);
+  }
+  // block80=pair after those, for the same reason: every entry=forty frame whose 80-byte block
+  // is one chain, again with two.
+  const std::size_t withoutPair = out.size();
+  for (std::size_t i = 0; i < withoutPair; ++i) {
+    Params p = out[i];
+    p.block80 = Block80::Pair;
+    p = p.canonical();
+    if (p.block80 == Block80::Pair && validationError(p).empty() &&
+        std::find(out.begin(), out.end(), p) == out.end())
       out.push_back(p);
   }
   if (which == FrameBounds::Both) {

@@ -46,6 +46,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   p.shortBelow = bounds[in.next(4)];
   p.bounds = static_cast<gen::Bounds>(in.next(gen::kBoundsCount));
   p.byteLoad = static_cast<gen::ByteLoad>(in.next(gen::kByteLoadCount));
+  p.block80 = static_cast<gen::Block80>(in.next(gen::kBlock80Count));
   // The SIMD families' middle path; other families refuse the key, so they keep mid=0.
   const int mids[] = {0, 128, 256, 512};
   p.mid = mids[in.next(4)];

@@ -232,6 +232,30 @@ TEST(InstructionCount, MiddleBoundsRunTheSameInstructionsWhereTheStageSkipsThem)
   if (compared == 0) GTEST_SKIP() << "no SIMD family runs on this CPU";
 }
 
+// block80=pair sums entry=forty's 80-byte block as Linux's loop does, on two chains of five
+// words: three instructions more than one chain of ten (a mov for an add, the second chain's
+// adc $0, the add of the two) at 80..127 bytes and nowhere else, and no more taken jumps.
+TEST(InstructionCount, Block80PairCostsThreeInstructionsFrom80BytesOnly) {
+  const std::string frame =
+      "carry=adc,chains=6,unroll=30,tail=overlap,entry=forty,short=128,tailchains=short";
+  const csumtune::Kernel chain = csumtune::Jit::compile(frame);
+  const csumtune::Kernel pair = csumtune::Jit::compile(frame + ",block80=pair");
+  InstructionCountRequest request;
+  for (int len = 1; len <= 200; ++len) request.sizes.push_back(len);
+  std::vector<CallCount> chainCounts, pairCounts;
+  SKIP_WITHOUT_PTRACE(chainCounts =
+                          countCalls({"chain", "", TimedKind::Linked, chain.fn()}, request));
+  pairCounts = countCalls({"pair", "", TimedKind::Linked, pair.fn()}, request);
+  ASSERT_EQ(pairCounts.size(), request.sizes.size());
+  for (std::size_t i = 0; i < request.sizes.size(); ++i) {
+    const int len = request.sizes[i];
+    const bool block80 = len >= 80 && len < 128;
+    EXPECT_EQ(pairCounts[i].instructions, chainCounts[i].instructions + (block80 ? 3 : 0))
+        << len << " bytes";
+    EXPECT_EQ(pairCounts[i].takenBranches, chainCounts[i].takenBranches) << len << " bytes";
+  }
+}
+
 TEST(InstructionCount, ACopyingCallIsCountedWithItsOwnSignature) {
   TimedKernel kernel{"copy", "", TimedKind::Linked, nullptr};
   kernel.call = TimedKernel::Call::Copy;

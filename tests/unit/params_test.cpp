@@ -31,6 +31,43 @@ TEST(Params, TheByteLoadKeyBelongsToAlignedBounds) {
   EXPECT_THROW(parseParams("byteload=aligned"), ParamsError);
 }
 
+// block80 is entry=forty's: elsewhere, with two tail chains on the ladder (its block is two
+// chains already) or with one accumulator, canonical() resets it; frameVariants() gives every
+// forty frame whose block is one chain both forms.
+TEST(Params, TheBlock80KeyBelongsToFortyFramesWithOneChain) {
+  const std::string forty = "carry=adc,chains=6,unroll=30,tail=overlap,entry=forty,short=128";
+  const Params pair = parseParams(forty + ",tailchains=short,block80=pair");
+  EXPECT_EQ(pair.block80, Block80::Pair);
+  EXPECT_EQ(pair.toString(),
+            "carry=adc,chains=6,unroll=30,prefetch=0,hint=t0,tail=overlap,entry=forty,"
+            "short=128,tailchains=short,block80=pair");
+  EXPECT_EQ(parseParams(pair.toString()), pair);
+  EXPECT_EQ(pair.canonical(), pair);
+  EXPECT_EQ(parseParams(forty + ",tailchains=1,block80=pair").canonical().block80, Block80::Pair);
+  EXPECT_EQ(parseParams(forty + ",words=loop,block80=pair").canonical().block80, Block80::Pair);
+  for (const char* elsewhere :
+       {"carry=adc,chains=6,unroll=30,tail=overlap,entry=inline,short=128,tailchains=1,block80="
+        "pair",
+        "carry=adc,chains=6,unroll=30,tail=overlap,entry=forty,short=128,block80=pair",
+        "carry=adc,chains=1,unroll=30,tail=overlap,entry=forty,short=128,tailchains=1,block80=pair",
+        "carry=adc,chains=2,unroll=4,tail=overlap,entry=forty,short=128,tailchains=1,block80="
+        "pair"}) {
+    EXPECT_EQ(parseParams(elsewhere).canonical().block80, Block80::Chain) << elsewhere;
+  }
+  EXPECT_THROW(parseParams("block80=two"), ParamsError);
+  const auto variants = frameVariants(parseParams("carry=adc,chains=6,unroll=30"), {40});
+  std::size_t pairs = 0;
+  for (const Params& p : variants) {
+    if (p.block80 != Block80::Pair) continue;
+    ++pairs;
+    Params chain = p;
+    chain.block80 = Block80::Chain;
+    EXPECT_NE(std::find(variants.begin(), variants.end(), chain), variants.end())
+        << p.toString() << " without its one-chain twin";
+  }
+  EXPECT_GT(pairs, 0u);
+}
+
 TEST(Params, EveryPointOfTheSpaceRoundTrips) {
   const auto space = enumerateSpace();
   std::set<std::string> seen;

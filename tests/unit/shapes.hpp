@@ -79,7 +79,9 @@ inline std::vector<gen::Params> representativeFrames() {
         // byteload=pointer changes only the one load of the last 1..7 bytes, the same code
         // whatever the loop: the largest block shows it with every entry, tail, sum entry and
         // short bound (verify --all --frames runs every one of them).
-        if (p.byteLoad == gen::ByteLoad::Pointer && unroll != gen::ParamLimits::kMaxUnroll)
+        // block80=pair (entry=forty's 80-byte block on two chains) too.
+        if ((p.byteLoad == gen::ByteLoad::Pointer || p.block80 == gen::Block80::Pair) &&
+            unroll != gen::ParamLimits::kMaxUnroll)
           continue;
         if (p.tailChains == gen::Params::kShortTailChain &&
             (unroll != gen::ParamLimits::kMaxUnroll || p.exact != 0 ||

@@ -52,7 +52,9 @@ std::vector<gen::Params> frameSpace(bool kernelSafe) {
       // byteload=pointer differs from its computed twin only in the load of the last 1..7
       // bytes, code that does not depend on the loop: its frames are verified on the shapes
       // with the largest unroll of each family (every chain count that divides it).
-      if (v.byteLoad == gen::ByteLoad::Pointer && loop.unroll != gen::ParamLimits::kMaxUnroll)
+      // So does block80=pair, entry=forty's 80-byte block.
+      if ((v.byteLoad == gen::ByteLoad::Pointer || v.block80 == gen::Block80::Pair) &&
+          loop.unroll != gen::ParamLimits::kMaxUnroll)
         continue;
       out.push_back(v);
     }

@@ -77,11 +77,13 @@ std::vector<Evaluation> guardCandidates(const std::vector<Evaluation>& all, std:
   const gen::Params bestLoop = loopOf(out.front().params);
   const auto sameLoop = [&](const gen::Params& p) { return loopOf(p) == bestLoop; };
   using SameGroup = bool (*)(const gen::Params&, const gen::Params&);
-  // The per-call form (how a call enters, where the sum goes in, how many chains end the tail) and
+  // The per-call form (how a call enters, where the sum goes in, how many chains end the tail
+  // and sum entry=forty's 80 bytes) and
   // the size class (the short and middle bounds) under each entry test: a profile of a few lengths
   // cannot rank either, and where the short path starts decides which entry wins.
   const SameGroup sameForm = [](const gen::Params& a, const gen::Params& b) {
-    return a.entry == b.entry && a.sum == b.sum && a.tailChains == b.tailChains;
+    return a.entry == b.entry && a.sum == b.sum && a.tailChains == b.tailChains &&
+           a.block80 == b.block80;
   };
   const SameGroup sameSizeClass = [](const gen::Params& a, const gen::Params& b) {
     return a.entry == b.entry && a.shortBelow == b.shortBelow && a.mid == b.mid;

@@ -97,6 +97,15 @@ inline constexpr int kBoundsCount = 2;
 enum class ByteLoad : std::uint8_t { Computed, Pointer };
 inline constexpr int kByteLoadCount = 2;
 
+// entry=forty's 80-byte block (buffers of 80 bytes up to the short bound): `chain` on the short
+// paths' tail chains (one add/adc chain of ten words with one tail chain), `pair` on two
+// chains of five words whatever the tail chains, the second started by a `mov` and added in
+// right after, as Linux's own loop sums its 80 bytes. One chain of ten is the longest
+// dependency of any short path; the rest of the short paths keep one chain, which cold calls
+// run faster.
+enum class Block80 : std::uint8_t { Chain, Pair };
+inline constexpr int kBlock80Count = 2;
+
 // CPU features a kernel may need; the runtime checks them against the host before it
 // runs anything.
 // (Appended only: the values name bits elsewhere.) AVX512BW: byte-masked loads (mid=N of the
@@ -172,6 +181,7 @@ struct Params {
   Store store = Store::Plain;
   Bounds bounds = Bounds::Strict;
   ByteLoad byteLoad = ByteLoad::Computed;  // key `byteload` (bounds=aligned only)
+  Block80 block80 = Block80::Chain;        // key `block80` (entry=forty only)
   // SIMD families (kind=sum): buffers from the short bound (or 1) up to and including `mid` take
   // the middle path: the whole vectors in straight-line code and the last, partial one as a masked
   // load (AVX-512: vmovdqu8 under a byte mask; AVX2: vpmaskmovd of its whole dwords, the last 0..3
@@ -247,6 +257,7 @@ std::string_view toString(SumEntry sum);
 std::string_view toString(Entry entry);
 std::string_view toString(Bounds bounds);
 std::string_view toString(ByteLoad byteLoad);
+std::string_view toString(Block80 block80);
 
 // Features the CPU must have to run this kernel.
 std::vector<CpuFeature> requiredFeatures(const Params& params);
