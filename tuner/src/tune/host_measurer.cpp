@@ -151,6 +151,11 @@ std::vector<FinalistResult> HostMeasurer::remeasureFinalists(
   return kept;
 }
 
+namespace {
+// The fewest rounds of the guard's cold measurements (the sweep's count).
+constexpr int kColdGuardRounds = 41;
+}  // namespace
+
 std::vector<GuardResult> HostMeasurer::guard(const std::vector<gen::Params>& candidates,
                                              const std::vector<int>& lengths) {
   // Each candidate with the baseline alone, as during the search.
@@ -184,7 +189,13 @@ std::vector<GuardResult> HostMeasurer::guardInGroups(const std::vector<gen::Para
     for (int length : lengths) {
       if (static_cast<std::size_t>(length) <= workload->maxLength()) config.sizes.push_back(length);
     }
-    config.repeat = repeat;
+    // Cold samples spread far wider than hot ones: with the hot count of rounds, a short path
+    // whose median was well above 1 at one length kept its interval's lower end under the
+    // tolerance, and the sweep then found it surely slower there (kernel-2026-12-04b in
+    // short-paths.md). Cold takes at least the sweep's rounds.
+    config.repeat = workload->config().cache == CacheState::Cold
+                        ? std::max(repeat, kColdGuardRounds)
+                        : repeat;
     config.targetBatchTicks = settings_.targetBatchTicks;
     config.warmupBatches = 2;
     config.gate = quietRounds();
