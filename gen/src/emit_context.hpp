@@ -1,6 +1,9 @@
 // Internal to gen/: what every piece of the kernel emitter needs at hand.
 #pragma once
 
+#include <functional>
+#include <vector>
+
 #include <asmjit/x86.h>
 
 #include "carry_family.hpp"
@@ -45,6 +48,10 @@ struct EmitContext {
     out.setShift(0);
     return out;
   }
+
+  // Code laid out after the function's last `ret`, in the order added (byteload=straight's
+  // computed load): the paths that jump there fall through when they do not.
+  std::vector<std::function<void()>> outOfLine;
 
   asmjit::Label skipScalarTails_{};  // through skipScalarTails() only
 };

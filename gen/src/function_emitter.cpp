@@ -343,34 +343,52 @@ void emitAlignedBytes(EmitContext& ctx, const Gp& scratch, bool known, const Lab
       ctx.b.short_().jz(done);
     }
   }
-  // byteload=pointer: an 8-aligned p is its own aligned block, and the word loads straight
-  // from the pointer. Cold, a load whose address waits on instructions (even one `and`) keeps
-  // fewer calls' misses in flight than one that can issue at once.
-  const bool direct = ctx.params.byteLoad == ByteLoad::Pointer;
+  // The load from Q, computed: rcx holds r.
+  const auto computed = [&ctx, buffer, count, word] {
+    ctx.b.lea(rcx, ptr(buffer, rcx, 0, -8));  // e - 8
+    ctx.b.and_(buffer, -8);                   // the aligned block of p
+    ctx.b.cmp(buffer, rcx);
+    ctx.b.cmovc(buffer, rcx);  // below: Q = max(e - 8, block of p)
+    ctx.b.mov(word, qword_ptr(buffer));
+    ctx.b.sub(buffer.r32(), ecx);      // Q - (e - 8): the bytes past e in the word
+    ctx.b.imul(ecx, buffer.r32(), 8);  // shl counts mod 64: 8 * that
+    ctx.b.shl(word, cl);
+    ctx.b.imul(ecx, count.r32(), -8);  // -8 * count = 64 - 8r (mod 64)
+    ctx.b.shr(word, cl);
+  };
+  // byteload=pointer and straight: an 8-aligned p is its own aligned block, and the word loads
+  // straight from the pointer. Cold, a load whose address waits on instructions (even one
+  // `and`) keeps fewer calls' misses in flight than one that can issue at once.
+  const bool straight = ctx.params.byteLoad == ByteLoad::Straight;
+  const bool direct = straight || ctx.params.byteLoad == ByteLoad::Pointer;
   Label unaligned;
   Label loaded;
   if (direct) {
     unaligned = ctx.b.newLabel();
     loaded = ctx.b.newLabel();
     ctx.b.test(buffer.r8(), 7);
-    ctx.b.short_().jnz(unaligned);
+    if (straight) {
+      ctx.b.jnz(unaligned);  // out of line: as far as the function is long
+    } else {
+      ctx.b.short_().jnz(unaligned);
+    }
     ctx.b.mov(word, qword_ptr(buffer));
     ctx.b.imul(ecx, count.r32(), -8);  // -8 * count = 64 - 8r (mod 64)
     ctx.b.shl(word, cl);               // the bytes past e fall off the top
     ctx.b.shr(word, cl);
-    ctx.b.short_().jmp(loaded);
-    ctx.b.bind(unaligned);
+    if (straight) {
+      // A taken jump costs a hot call about an instruction: the aligned pointer falls through.
+      ctx.outOfLine.push_back([&ctx, unaligned, loaded, computed] {
+        ctx.b.bind(unaligned);
+        computed();
+        ctx.b.jmp(loaded);
+      });
+    } else {
+      ctx.b.short_().jmp(loaded);
+      ctx.b.bind(unaligned);
+    }
   }
-  ctx.b.lea(rcx, ptr(buffer, rcx, 0, -8));  // e - 8
-  ctx.b.and_(buffer, -8);                   // the aligned block of p
-  ctx.b.cmp(buffer, rcx);
-  ctx.b.cmovc(buffer, rcx);  // below: Q = max(e - 8, block of p)
-  ctx.b.mov(word, qword_ptr(buffer));
-  ctx.b.sub(buffer.r32(), ecx);      // Q - (e - 8): the bytes past e in the word
-  ctx.b.imul(ecx, buffer.r32(), 8);  // shl counts mod 64: 8 * that
-  ctx.b.shl(word, cl);
-  ctx.b.imul(ecx, count.r32(), -8);  // -8 * count = 64 - 8r (mod 64)
-  ctx.b.shr(word, cl);
+  if (!straight) computed();
   if (direct) ctx.b.bind(loaded);
   if (fresh) return;
   ctx.b.add(acc0, word);
@@ -791,5 +809,6 @@ void emitFunction(EmitContext& ctx) {
   ctx.b.bind(returnSum);
   if (!sumFirst) ctx.b.mov(eax, edx);
   ctx.b.ret();
+  for (const auto& emit : ctx.outOfLine) emit();
 }
 }  // namespace csumtune::gen::detail

@@ -21,7 +21,8 @@ constexpr std::array<std::string_view, kEntryCount> kEntryNames{"checked", "lean
 constexpr std::array<std::string_view, kKindCount> kKindNames{"sum", "copy"};
 constexpr std::array<std::string_view, kStoreCount> kStoreNames{"plain", "nt"};
 constexpr std::array<std::string_view, kBoundsCount> kBoundsNames{"strict", "aligned"};
-constexpr std::array<std::string_view, kByteLoadCount> kByteLoadNames{"computed", "pointer"};
+constexpr std::array<std::string_view, kByteLoadCount> kByteLoadNames{"computed", "pointer",
+                                                                      "straight"};
 constexpr std::array<std::string_view, kBlock80Count> kBlock80Names{"chain", "pair"};
 
 // "a, b, c": the names a message lists as the accepted values.
@@ -436,7 +437,7 @@ std::vector<Params> frameVariants(const Params& loop, const std::vector<int>& ex
   }
   if (which == FrameBounds::Both) {
     const std::size_t strict = out.size();
-    for (ByteLoad load : {ByteLoad::Computed, ByteLoad::Pointer}) {
+    for (ByteLoad load : {ByteLoad::Computed, ByteLoad::Pointer, ByteLoad::Straight}) {
       for (std::size_t i = 0; i < strict; ++i) {
         Params p = out[i];
         p.bounds = Bounds::Aligned;

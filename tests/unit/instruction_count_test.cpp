@@ -256,6 +256,61 @@ TEST(InstructionCount, Block80PairCostsThreeInstructionsFrom80BytesOnly) {
   }
 }
 
+// byteload=straight lays byteload=pointer's computed load out of line: an 8-aligned buffer
+// falls through (one instruction and one taken jump fewer wherever 1..7 bytes are left), an
+// unaligned one jumps there and back (one of each more); with no bytes left, the same. Every
+// path that loads the last bytes is counted: the tiny path, the short paths, the mid path,
+// the tails after the loop.
+TEST(InstructionCount, ByteLoadStraightFallsThroughForAnAlignedPointer) {
+  const char* frames[] = {
+      "carry=adc,chains=6,unroll=30,tail=overlap,sum=last,entry=inline,exact=40,short=128,"
+      "tailchains=short,bounds=aligned",
+      "carry=adc,chains=4,unroll=16,tail=ladder,entry=lean,bounds=aligned",
+      "carry=avx512vnni,chains=4,unroll=16,tail=ladder,sum=last,entry=inline,"
+      "tailchains=short,bounds=aligned,mid=512"};
+  for (const char* frame : frames) {
+    const gen::Params base = gen::parseParams(frame);
+    if (!csumtune::missingFeatures(base).empty()) continue;
+    const csumtune::Kernel pointer =
+        csumtune::Jit::compile(std::string(frame) + ",byteload=pointer");
+    const csumtune::Kernel straight =
+        csumtune::Jit::compile(std::string(frame) + ",byteload=straight");
+    for (const int offset : {0, 8, 3}) {
+      SCOPED_TRACE(std::string(frame) + " at offset " + std::to_string(offset));
+      InstructionCountRequest request;
+      for (int len = 1; len <= 600; len += len < 140 ? 1 : 37) request.sizes.push_back(len);
+      request.offset = offset;
+      std::vector<CallCount> p, s;
+      SKIP_WITHOUT_PTRACE(
+          p = countCalls({"pointer", "", TimedKind::Linked, pointer.fn()}, request));
+      s = countCalls({"straight", "", TimedKind::Linked, straight.fn()}, request);
+      ASSERT_EQ(s.size(), request.sizes.size());
+      int moved = 0;
+      for (std::size_t i = 0; i < request.sizes.size(); ++i) {
+        const int len = request.sizes[i];
+        const std::int64_t di = static_cast<std::int64_t>(s[i].instructions) -
+                                static_cast<std::int64_t>(p[i].instructions);
+        const std::int64_t db = static_cast<std::int64_t>(s[i].takenBranches) -
+                                static_cast<std::int64_t>(p[i].takenBranches);
+        // The one load of the last bytes: the tiny path's, and with tail=ladder every byte
+        // tail's but the AVX-512 middle path's (its masked vector takes them).
+        const bool masked = base.hasMidPath() && len >= base.shortBelow && len <= base.mid;
+        const bool loads = len % 8 != 0 && (len < 8 || (base.tail == gen::Tail::Ladder && !masked));
+        if (!loads) {
+          EXPECT_EQ(di, 0) << len << " bytes";
+          EXPECT_EQ(db, 0) << len << " bytes";
+          continue;
+        }
+        const int expected = offset % 8 == 0 ? -1 : 1;
+        EXPECT_EQ(di, expected) << len << " bytes";
+        EXPECT_EQ(db, expected) << len << " bytes";
+        ++moved;
+      }
+      EXPECT_GT(moved, 0);
+    }
+  }
+}
+
 TEST(InstructionCount, ACopyingCallIsCountedWithItsOwnSignature) {
   TimedKernel kernel{"copy", "", TimedKind::Linked, nullptr};
   kernel.call = TimedKernel::Call::Copy;

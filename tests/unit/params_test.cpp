@@ -29,6 +29,12 @@ TEST(Params, TheByteLoadKeyBelongsToAlignedBounds) {
   EXPECT_EQ(strict.canonical().byteLoad, ByteLoad::Computed);
   EXPECT_EQ(strict.canonical().toString(), "carry=adc,chains=4,unroll=16,prefetch=0,hint=t0");
   EXPECT_THROW(parseParams("byteload=aligned"), ParamsError);
+  const Params straight =
+      parseParams("carry=adc,chains=4,unroll=16,bounds=aligned,byteload=straight");
+  EXPECT_EQ(straight.byteLoad, ByteLoad::Straight);
+  EXPECT_EQ(parseParams(straight.toString()), straight);
+  EXPECT_EQ(parseParams("carry=adc,chains=4,unroll=16,byteload=straight").canonical().byteLoad,
+            ByteLoad::Computed);
 }
 
 // block80 is entry=forty's: elsewhere, with two tail chains on the ladder (its block is two

@@ -76,11 +76,11 @@ inline std::vector<gen::Params> representativeFrames() {
         // block (the longest ladder after the loop) shows every combination of the two, with
         // every entry, tail, sum entry and short bound; its exact paths and bounds=aligned
         // tails are 1's and 2's again (verify --all --frames runs every one of them).
-        // byteload=pointer changes only the one load of the last 1..7 bytes, the same code
-        // whatever the loop: the largest block shows it with every entry, tail, sum entry and
-        // short bound (verify --all --frames runs every one of them).
-        // block80=pair (entry=forty's 80-byte block on two chains) too.
-        if ((p.byteLoad == gen::ByteLoad::Pointer || p.block80 == gen::Block80::Pair) &&
+        // byteload=pointer (and straight) changes only the one load of the last 1..7 bytes, the
+        // same code whatever the loop: the largest block shows it with every entry, tail, sum entry
+        // and short bound (verify --all --frames runs every one of them). block80=pair
+        // (entry=forty's 80-byte block on two chains) too.
+        if ((p.byteLoad != gen::ByteLoad::Computed || p.block80 == gen::Block80::Pair) &&
             unroll != gen::ParamLimits::kMaxUnroll)
           continue;
         if (p.tailChains == gen::Params::kShortTailChain &&

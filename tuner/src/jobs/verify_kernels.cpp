@@ -49,11 +49,11 @@ std::vector<gen::Params> frameSpace(bool kernelSafe) {
     loop.hint = static_cast<gen::Hint>(shapes.size() % gen::kHintCount);
     for (const gen::Params& v :
          gen::frameVariants(loop, kFrameCheckLengths, gen::FrameBounds::Both)) {
-      // byteload=pointer differs from its computed twin only in the load of the last 1..7
-      // bytes, code that does not depend on the loop: its frames are verified on the shapes
-      // with the largest unroll of each family (every chain count that divides it).
-      // So does block80=pair, entry=forty's 80-byte block.
-      if ((v.byteLoad == gen::ByteLoad::Pointer || v.block80 == gen::Block80::Pair) &&
+      // byteload=pointer (and straight) differs from its computed twin only in the load of the
+      // last 1..7 bytes, code that does not depend on the loop: its frames are verified on the
+      // shapes with the largest unroll of each family (every chain count that divides it). So does
+      // block80=pair, entry=forty's 80-byte block.
+      if ((v.byteLoad != gen::ByteLoad::Computed || v.block80 == gen::Block80::Pair) &&
           loop.unroll != gen::ParamLimits::kMaxUnroll)
         continue;
       out.push_back(v);

@@ -193,9 +193,8 @@ std::vector<GuardResult> HostMeasurer::guardInGroups(const std::vector<gen::Para
     // whose median was well above 1 at one length kept its interval's lower end under the
     // tolerance, and the sweep then found it surely slower there (kernel-2026-12-04b in
     // short-paths.md). Cold takes at least the sweep's rounds.
-    config.repeat = workload->config().cache == CacheState::Cold
-                        ? std::max(repeat, kColdGuardRounds)
-                        : repeat;
+    config.repeat =
+        workload->config().cache == CacheState::Cold ? std::max(repeat, kColdGuardRounds) : repeat;
     config.targetBatchTicks = settings_.targetBatchTicks;
     config.warmupBatches = 2;
     config.gate = quietRounds();

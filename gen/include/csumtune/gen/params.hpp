@@ -93,9 +93,12 @@ inline constexpr int kBoundsCount = 2;
 // cmov). `pointer`: straight from the pointer when it is 8-aligned (then it is its own
 // aligned block), computed only otherwise: two more instructions for an unaligned pointer,
 // three fewer for an aligned one (and a taken jump), and cold a load that can issue at once keeps
-// more calls' misses in flight than one that waits on its address.
-enum class ByteLoad : std::uint8_t { Computed, Pointer };
-inline constexpr int kByteLoadCount = 2;
+// more calls' misses in flight than one that waits on its address. `straight`: `pointer` with
+// the computed form out of line, after the function's last `ret`: an aligned pointer falls
+// straight through (no taken jump, one instruction fewer), an unaligned one jumps there and
+// back (one jump more).
+enum class ByteLoad : std::uint8_t { Computed, Pointer, Straight };
+inline constexpr int kByteLoadCount = 3;
 
 // entry=forty's 80-byte block (buffers of 80 bytes up to the short bound): `chain` on the short
 // paths' tail chains (one add/adc chain of ten words with one tail chain), `pair` on two
