@@ -193,7 +193,10 @@ TEST(InstructionCount, MiddleBoundsRunTheSameInstructionsWhereTheStageSkipsThem)
                           "tail=overlap,sum=first,entry=forty,short=128",
                           "tail=ladder,sum=last,entry=lean,exact=40,short=128",
                           "tail=overlap,entry=range,short=64,bounds=aligned,byteload=pointer",
-                          "tail=ladder,entry=checked,short=64"};
+                          "tail=ladder,entry=checked,short=64",
+                          // The exact length above the short bound; no short path at all.
+                          "tail=overlap,sum=last,entry=inline,exact=200,short=128",
+                          "tail=overlap,sum=last,short=0"};
   InstructionCountRequest request;
   for (int len = 1; len <= 132; ++len) request.sizes.push_back(len);
   for (int len : {160, 200, 255, 256, 257, 384, 511, 512, 513}) request.sizes.push_back(len);

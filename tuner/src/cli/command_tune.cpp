@@ -105,7 +105,7 @@ void printSummary(const tuner::HostTuneOutcome& outcome, const TuneOptions& o) {
           w.params.mid);
     } else {
       fmt::print(
-          "middle   mid={} instead of mid={}: faster per call at the guard lengths (mean time "
+          "middle   mid={} instead of mid={}: faster per call where they differ (mean time "
           "ratio {:.3f} against {:.3f}), not slower on the profile (report.md, Middle path)\n",
           w.params.mid, was.params.mid, chosen->atLengths.meanRatio, was.meanRatio);
     }

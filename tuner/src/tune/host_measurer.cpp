@@ -191,7 +191,7 @@ std::vector<GuardResult> HostMeasurer::guardInGroups(const std::vector<gen::Para
     }
     // Cold samples spread far wider than hot ones: with the hot count of rounds, a short path
     // whose median was well above 1 at one length kept its interval's lower end under the
-    // tolerance, and the sweep then found it surely slower there (kernel-2026-12-04b in
+    // tolerance, and the sweep then found it surely slower there (a tune of 2026-12-04 in
     // short-paths.md). Cold takes at least the sweep's rounds.
     config.repeat =
         workload->config().cache == CacheState::Cold ? std::max(repeat, kColdGuardRounds) : repeat;

@@ -27,7 +27,9 @@ std::vector<int> lengthsWhereMiddleBoundsDiffer(const gen::Params& winner,
   std::vector<int> out;
   for (const int length : guardLengths) {
     const bool shortPath = winner.hasShortPath() && length < winner.shortBelow;
-    if (!shortPath && length != winner.exact) out.push_back(length);
+    // Without a short path, tail=overlap sends buffers under 8 bytes to the tiny path first.
+    const bool tinyPath = !winner.hasShortPath() && winner.tail == gen::Tail::Overlap && length < 8;
+    if (!shortPath && !tinyPath && length != winner.exact) out.push_back(length);
   }
   return out;
 }
@@ -47,18 +49,6 @@ std::size_t chosenMiddle(const std::vector<MiddlePathResult>& measured, const Mi
   return chosen;
 }
 
-namespace {
-
-// A bound the guard measured and failed, where the winner passed it.
-bool failedWhereWinnerPassed(const TuneRun& run, const gen::Params& winner,
-                             const gen::Params& bound) {
-  const GuardResult* w = findGuardResult(run.guard, winner);
-  const GuardResult* b = findGuardResult(run.guard, bound);
-  return w && w->eligible && b && !b->eligible;
-}
-
-}  // namespace
-
 void chooseMiddlePath(TuneRun& run, TuneMeasurer& measurer, const MiddleSettings& settings,
                       const std::function<void()>& phaseStarted) {
   if (run.finalists.empty()) return;
@@ -72,7 +62,9 @@ void chooseMiddlePath(TuneRun& run, TuneMeasurer& measurer, const MiddleSettings
   for (const FinalistResult& f : run.finalists)
     again.push_back(evaluationOf(run.evaluations, f.params));
   for (const gen::Params& p : bounds) {
-    if (p == winner || failedWhereWinnerPassed(run, winner, p)) continue;
+    // Every other bound, even one the guard failed where the winner passed: the guard judged
+    // it at every length, those where both run the same code included.
+    if (p == winner) continue;
     // Measured in the search already, or verified and measured now. A fresh one is not added
     // to the search's evaluations (results.json counts those as the search's, and --resume
     // replays them); its profile figures are this stage's.

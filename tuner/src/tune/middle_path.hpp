@@ -22,11 +22,11 @@ std::vector<gen::Params> middleVariants(const gen::Params& winner);
 
 // The lengths of `guardLengths` at which the winner's middle bounds can run different
 // instructions. Its middle bound is tested after its short one, whatever the entry, and its
-// short and exact paths do not depend on it: below the short bound, and at the exact length,
-// every bound runs the same instructions (where the middle path's bytes shift them, at other
-// addresses: a placement, which the measurement varies round by round or the placement stage
-// judges). There two bounds differ only by noise, and at 66 lengths 31 rounds of noise put an
-// interval above the guard's limit now and then.
+// short, tiny and exact paths do not depend on it: below the short bound (without one, under
+// 8 bytes with tail=overlap), and at the exact length, every bound runs the same instructions
+// (where the middle path's bytes shift them, at other addresses: a placement, which the measurement
+// varies round by round or the placement stage judges). There two bounds differ only by noise, and
+// over 66 lengths, hot and cold, noise puts an interval above the guard's limit now and then.
 std::vector<int> lengthsWhereMiddleBoundsDiffer(const gen::Params& winner,
                                                 const std::vector<int>& guardLengths);
 

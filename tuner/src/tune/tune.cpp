@@ -156,7 +156,10 @@ std::string searchFrames(const TuneRun& run, Evaluator& evaluator, std::size_t s
     for (const gen::Params& v : gen::frameVariants(
              loop, lengths,
              settings.strictBounds ? gen::FrameBounds::StrictOnly : gen::FrameBounds::Both))
-      if (!lacksPossibleShortPath(v)) variants.push_back(v);
+      // byteload=pointer is byteload=straight with a taken jump on the aligned path: the
+      // profile's buffers are aligned, so it can only tie or lose, and the stage's time goes
+      // to the other loop shapes instead.
+      if (!lacksPossibleShortPath(v) && v.byteLoad != gen::ByteLoad::Pointer) variants.push_back(v);
   }
   startPhase(nullptr, settings, "frames", variants.size());
   const auto [measured, how] = measureStage(evaluator, variants);
