@@ -367,11 +367,8 @@ void emitAlignedBytes(EmitContext& ctx, const Gp& scratch, bool known, const Lab
     unaligned = ctx.b.newLabel();
     loaded = ctx.b.newLabel();
     ctx.b.test(buffer.r8(), 7);
-    if (straight) {
-      ctx.b.jnz(unaligned);  // out of line: as far as the function is long
-    } else {
-      ctx.b.short_().jnz(unaligned);
-    }
+    if (!straight) ctx.b.short_();  // out of line it may lie as far as the function is long
+    ctx.b.jnz(unaligned);
     ctx.b.mov(word, qword_ptr(buffer));
     ctx.b.imul(ecx, count.r32(), -8);  // -8 * count = 64 - 8r (mod 64)
     ctx.b.shl(word, cl);               // the bytes past e fall off the top

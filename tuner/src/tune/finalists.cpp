@@ -78,7 +78,7 @@ std::vector<Evaluation> guardCandidates(const std::vector<Evaluation>& all, std:
   const auto sameLoop = [&](const gen::Params& p) { return loopOf(p) == bestLoop; };
   using SameGroup = bool (*)(const gen::Params&, const gen::Params&);
   // The per-call form (how a call enters, where the sum goes in, how many chains end the tail
-  // and sum entry=forty's 80 bytes) and
+  // and sum entry=forty's 80-byte block) and
   // the size class (the short and middle bounds) under each entry test: a profile of a few lengths
   // cannot rank either, and where the short path starts decides which entry wins.
   const SameGroup sameForm = [](const gen::Params& a, const gen::Params& b) {
