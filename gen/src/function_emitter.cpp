@@ -504,7 +504,7 @@ void emitShortPreamble(EmitContext& ctx, bool second) {
 
 // The labels entry=forty's first compares jump to (emitFortyEntry) and its paths bind.
 struct FortyLabels {
-  Label exact40, below40, from41, from80;
+  Label exact40, below40, from41, from80, from160;
 };
 
 // entry=forty: len - 40 decides first, as in Linux's own file ("len == 40 is the hot case
@@ -519,15 +519,25 @@ FortyLabels emitFortyEntry(EmitContext& ctx, const Label& returnSum) {
   ctx.b.jb(to.below40);
   ctx.b.cmp(esi, 80);
   ctx.b.jb(to.from41);
-  ctx.b.cmp(esi, ctx.params.shortBelow);
-  ctx.b.jb(to.from80);
+  if (ctx.params.block80 == Block80::Loop) {
+    // The loop's own compare: 80..159 bytes run the one block as before, test for test.
+    to.from160 = ctx.b.newLabel();
+    ctx.b.cmp(esi, 160);
+    ctx.b.jb(to.from80);
+    ctx.b.cmp(esi, ctx.params.shortBelow);
+    ctx.b.jb(to.from160);
+  } else {
+    ctx.b.cmp(esi, ctx.params.shortBelow);
+    ctx.b.jb(to.from80);
+  }
   ctx.b.jl(returnSum);
   return to;
 }
 
 // entry=forty's short paths, which execute no more instructions than Linux's file at any
 // length below 128: exactly 40 bytes straight-line; from 80 an 80-byte block (two chains when
-// the frame has two tail chains or block80=pair), then 40-byte ones while 40 are left (120, 160,
+// the frame has two tail chains or block80=pair or loop; block80=loop repeats it from 160 bytes
+// while 80 are left), then 40-byte ones while 40 are left (120, 160,
 // ... return there; 80 goes through the empty ladder); 41..79 one 40-byte block; then what is left
 // (under 40 bytes) as the ladder of 32, 16 and 8 and the last bytes. Under 8 bytes, 0 included, go
 // to the tiny path.
@@ -551,10 +561,11 @@ void emitFortyPaths(EmitContext& ctx, const FortyLabels& at, const Label& tinyBu
 
   ctx.b.bind(at.from80);
   emitShortPreamble(ctx, second);
+  const bool twoAccumulators = ctx.regs.accumulators.size() > 1;
   if (second) {
     emitAddAdcBlock(ctx, acc0, 0, 5);
     emitAddAdcBlock(ctx, ctx.regs.accumulators[1], 40, 5);
-  } else if (ctx.params.block80 == Block80::Pair && ctx.regs.accumulators.size() > 1) {
+  } else if (ctx.params.block80 != Block80::Chain && twoAccumulators) {
     // block80=pair with one tail chain: the second chain starts from its first word (nothing
     // to zero) and is added in at once, so the ladder after it keeps one chain and rcx.
     const Gp& acc1 = ctx.regs.accumulators[1];
@@ -578,6 +589,31 @@ void emitFortyPaths(EmitContext& ctx, const FortyLabels& at, const Label& tinyBu
   if (second) emitFoldSecond(ctx);
   emitFold64(ctx, !sumFirst);
   ctx.b.ret();
+
+  if (ctx.params.block80 == Block80::Loop) {
+    // block80=loop, 160 bytes up to the short bound: the 80-byte block while 80 are left, as
+    // Linux's loop: two chains that run on from block to block (each block closes its
+    // carries, so the loop's compare may clobber the flags), joined after it where the ladder
+    // has one chain; then what is left as above, one taken jump away.
+    ctx.b.bind(at.from160);
+    emitShortPreamble(ctx, second);
+    const bool join = twoAccumulators && !second;
+    if (join) ctx.b.xor_(ctx.regs.accumulators[1].r32(), ctx.regs.accumulators[1].r32());
+    Label next80 = ctx.b.newLabel();
+    ctx.b.bind(next80);
+    if (twoAccumulators) {
+      emitAddAdcBlock(ctx, acc0, 0, 5);
+      emitAddAdcBlock(ctx, ctx.regs.accumulators[1], 40, 5);
+    } else {
+      emitAddAdcBlock(ctx, acc0, 0, 10);
+    }
+    ctx.b.add(buffer, 80);
+    ctx.b.sub(esi, 80);
+    ctx.b.cmp(esi, 80);
+    ctx.b.jae(next80);
+    if (join) emitAddChain(ctx, acc0, {ctx.regs.accumulators[1]});
+    ctx.b.jmp(next40);
+  }
 
   ctx.b.bind(at.from41);
   emitShortPreamble(ctx, second);

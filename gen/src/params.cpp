@@ -23,7 +23,7 @@ constexpr std::array<std::string_view, kStoreCount> kStoreNames{"plain", "nt"};
 constexpr std::array<std::string_view, kBoundsCount> kBoundsNames{"strict", "aligned"};
 constexpr std::array<std::string_view, kByteLoadCount> kByteLoadNames{"computed", "pointer",
                                                                       "straight"};
-constexpr std::array<std::string_view, kBlock80Count> kBlock80Names{"chain", "pair"};
+constexpr std::array<std::string_view, kBlock80Count> kBlock80Names{"chain", "pair", "loop"};
 
 // "a, b, c": the names a message lists as the accepted values.
 template <typename Names>
@@ -249,11 +249,13 @@ Params Params::canonical() const {
   if (!out.hasMidPath()) out.mid = 0;
   // Only bounds=aligned loads the last bytes as one word: the strict forms have no such load.
   if (out.bounds == Bounds::Strict) out.byteLoad = ByteLoad::Computed;
-  // block80 is entry=forty's, and makes no difference where its 80-byte block is on two
-  // chains already (two tail chains on the word ladder) or can have only one.
+  // block80 is entry=forty's. `pair` makes no difference where its 80-byte block is on two
+  // chains already (two tail chains on the word ladder) or can have only one; `loop` always
+  // does (the block repeats, and the short bound may pass the main loop's block).
   const bool oneAccumulator = !traitsOf(out.carry).isVector() && out.chains == 1;
-  if (!out.hasShortPath() || out.entry != Entry::Forty || oneAccumulator ||
-      (out.tailChains == 2 && out.words == Words::Ladder))
+  if (!out.hasShortPath() || out.entry != Entry::Forty ||
+      (out.block80 == Block80::Pair &&
+       (oneAccumulator || (out.tailChains == 2 && out.words == Words::Ladder))))
     out.block80 = Block80::Chain;
   if (!out.hasShortPath()) {
     out.shortBelow = out.blockBytes() <= Params{}.shortBelow ? 64 : 0;
@@ -322,6 +324,12 @@ std::string validationError(const Params& p) {
         "entry=forty is for short=128 or 256: it tells 80 bytes and more from "
         "fewer (got short={})",
         p.shortBelow);
+  }
+  const int widestShort = ParamLimits::kShortBounds[std::size(ParamLimits::kShortBounds) - 1];
+  if (p.block80 == Block80::Loop && p.entry == Entry::Forty && p.shortBelow != widestShort) {
+    return fmt::format(
+        "block80=loop is for short={}: below it the 80-byte block cannot repeat (got short={})",
+        widestShort, p.shortBelow);
   }
   if (p.entry == Entry::Forty && p.exact == 40) {
     return "entry=forty has its own path for exactly 40 bytes: leave exact=40 out";
@@ -432,6 +440,20 @@ std::vector<Params> frameVariants(const Params& loop, const std::vector<int>& ex
     p.block80 = Block80::Pair;
     p = p.canonical();
     if (p.block80 == Block80::Pair && validationError(p).empty() &&
+        std::find(out.begin(), out.end(), p) == out.end())
+      out.push_back(p);
+  }
+  // block80=loop after those: every frame again as entry=forty with the widest bound, where
+  // the 80-byte block repeats; from every entry, since a main loop's block no larger than the
+  // bound has no short path of another entry to start from.
+  const std::size_t withoutLoop = out.size();
+  for (std::size_t i = 0; i < withoutLoop; ++i) {
+    Params p = out[i];
+    p.entry = Entry::Forty;
+    p.block80 = Block80::Loop;
+    p.shortBelow = ParamLimits::kShortBounds[std::size(ParamLimits::kShortBounds) - 1];
+    p = p.canonical();
+    if (p.block80 == Block80::Loop && validationError(p).empty() &&
         std::find(out.begin(), out.end(), p) == out.end())
       out.push_back(p);
   }

@@ -259,6 +259,50 @@ TEST(InstructionCount, Block80PairCostsThreeInstructionsFrom80BytesOnly) {
   }
 }
 
+// block80=loop (short=256): below 160 bytes the same instructions and taken jumps as its
+// twin at short=128 (pair's block with one tail chain, the two chains' with two); from 160
+// to 255 bytes Linux's loop, 16 instructions (ten loads, two adc $0, the pointer, the count,
+// the compare and the jump) for each further 80 bytes, and over those lengths at least 5 %
+// fewer than the twin where its main loop takes them (a block of 160 bytes); from 256 the
+// twin's path behind one compare more.
+TEST(InstructionCount, Block80LoopRunsLinuxsLoopFrom160Bytes) {
+  for (const char* frame :
+       {"carry=adc,chains=6,unroll=30,tail=overlap,entry=forty,tailchains=short",
+        "carry=adcx,chains=4,unroll=20,tail=overlap,sum=last,entry=forty,bounds=aligned"}) {
+    SCOPED_TRACE(frame);
+    const gen::Params base = gen::parseParams(std::string(frame) + ",short=128");
+    if (!csumtune::missingFeatures(base).empty()) continue;
+    const std::string pair = base.tailChains == 2 ? "" : ",block80=pair";
+    const csumtune::Kernel twin = csumtune::Jit::compile(std::string(frame) + ",short=128" + pair);
+    const csumtune::Kernel loop =
+        csumtune::Jit::compile(std::string(frame) + ",short=256,block80=loop");
+    InstructionCountRequest request;
+    for (int len = 1; len <= 400; len += len < 256 ? 1 : 29) request.sizes.push_back(len);
+    std::vector<CallCount> t, l;
+    SKIP_WITHOUT_PTRACE(t = countCalls({"twin", "", TimedKind::Linked, twin.fn()}, request));
+    l = countCalls({"loop", "", TimedKind::Linked, loop.fn()}, request);
+    ASSERT_EQ(l.size(), request.sizes.size());
+    std::uint64_t loopSum = 0, twinSum = 0;
+    for (std::size_t i = 0; i < request.sizes.size(); ++i) {
+      const int len = request.sizes[i];
+      if (len < 128) {
+        EXPECT_EQ(l[i].instructions, t[i].instructions) << len << " bytes";
+        EXPECT_EQ(l[i].takenBranches, t[i].takenBranches) << len << " bytes";
+      } else if (len >= 160 && len < 256) {
+        if (len >= base.blockBytes()) {
+          loopSum += l[i].instructions;
+          twinSum += t[i].instructions;
+        }
+        if (len < 176) EXPECT_EQ(l[i + 80].instructions, l[i].instructions + 16) << len << " bytes";
+      } else if (len >= 256) {
+        EXPECT_EQ(l[i].instructions, t[i].instructions + 2) << len << " bytes";
+        EXPECT_EQ(l[i].takenBranches, t[i].takenBranches) << len << " bytes";
+      }
+    }
+    EXPECT_LT(loopSum, twinSum * 0.95);
+  }
+}
+
 // byteload=straight lays byteload=pointer's computed load out of line: an 8-aligned buffer
 // falls through (one instruction and one taken jump fewer wherever 1..7 bytes are left), an
 // unaligned one jumps there and back (one of each more); with no bytes left, the same. Every

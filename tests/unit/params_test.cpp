@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 
 #include "csumtune/gen/params.hpp"
@@ -72,6 +73,50 @@ TEST(Params, TheBlock80KeyBelongsToFortyFramesWithOneChain) {
         << p.toString() << " without its one-chain twin";
   }
   EXPECT_GT(pairs, 0u);
+}
+
+// block80=loop repeats entry=forty's 80-byte block from 160 bytes up to the widest short bound:
+// it is for that bound only, it makes a short path whatever the main loop's block (the
+// short path no longer needs the loop to be wider), canonical() keeps it with one accumulator
+// and two tail chains (its block repeats there too) and resets it elsewhere, and
+// frameVariants() offers it for small blocks too.
+TEST(Params, TheLoopingBlock80IsFortysAtTheWidestBound) {
+  const Params loop = parseParams(
+      "carry=adc,chains=2,unroll=16,tail=overlap,entry=forty,short=256,tailchains=1,"
+      "block80=loop");
+  EXPECT_EQ(loop.blockBytes(), 128);
+  EXPECT_TRUE(loop.hasShortPath());
+  EXPECT_EQ(loop.canonical(), loop);
+  EXPECT_EQ(parseParams(loop.toString()), loop);
+  Params pair = loop;
+  pair.block80 = Block80::Pair;
+  EXPECT_FALSE(pair.hasShortPath()) << "a 128-byte block under a bound of 256: no short path";
+  EXPECT_THROW(parseParams("carry=adc,chains=6,unroll=30,tail=overlap,entry=forty,short=128,"
+                           "block80=loop"),
+               ParamsError);
+  for (const char* kept :
+       {"carry=adc,chains=1,unroll=30,tail=overlap,entry=forty,short=256,block80=loop",
+        "carry=adc,chains=6,unroll=30,tail=overlap,entry=forty,short=256,block80=loop",
+        "carry=avx2,chains=2,unroll=4,tail=overlap,entry=forty,short=256,words=loop,"
+        "block80=loop"}) {
+    EXPECT_EQ(parseParams(kept).canonical().block80, Block80::Loop) << kept;
+  }
+  EXPECT_EQ(parseParams("carry=adc,chains=6,unroll=30,tail=overlap,entry=inline,short=256,"
+                        "block80=loop")
+                .canonical()
+                .block80,
+            Block80::Chain);
+  for (const char* shape : {"carry=adc,chains=6,unroll=30", "carry=adc,chains=2,unroll=16"}) {
+    const auto variants = frameVariants(parseParams(shape), {40});
+    const auto loops = std::count_if(variants.begin(), variants.end(),
+                                     [](const Params& p) { return p.block80 == Block80::Loop; });
+    EXPECT_GT(loops, 0) << shape;
+    for (const Params& p : variants) {
+      if (p.block80 != Block80::Loop) continue;
+      EXPECT_EQ(p.shortBelow, 256) << p.toString();
+      EXPECT_EQ(p, p.canonical()) << p.toString();
+    }
+  }
 }
 
 TEST(Params, EveryPointOfTheSpaceRoundTrips) {

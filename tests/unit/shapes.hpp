@@ -79,9 +79,13 @@ inline std::vector<gen::Params> representativeFrames() {
         // byteload=pointer (and straight) changes only the one load of the last 1..7 bytes, the
         // same code whatever the loop: the largest block shows it with every entry, tail, sum entry
         // and short bound (verify --all --frames runs every one of them). block80=pair
-        // (entry=forty's 80-byte block on two chains) too.
+        // (entry=forty's 80-byte block on two chains) too; block80=loop on the smallest block
+        // as well, where its short path passes the main loop's block.
         if ((p.byteLoad != gen::ByteLoad::Computed || p.block80 == gen::Block80::Pair) &&
             unroll != gen::ParamLimits::kMaxUnroll)
+          continue;
+        if (p.block80 == gen::Block80::Loop && unroll != gen::ParamLimits::kMaxUnroll &&
+            unroll != chains)
           continue;
         if (p.tailChains == gen::Params::kShortTailChain &&
             (unroll != gen::ParamLimits::kMaxUnroll || p.exact != 0 ||

@@ -17,9 +17,8 @@ namespace csumtune::tuner {
 namespace {
 
 VerifyPlan planFor(const VerifySettings& settings, const gen::Params& params) {
-  return forParams(
-      settings.quick ? quickPlan(params.blockBytes(), settings.seed) : fullPlan(settings.seed),
-      params);
+  return forParams(settings.quick ? quickPlan(params, settings.seed) : fullPlan(settings.seed),
+                   params);
 }
 
 KernelVerdict verifyWith(const gen::Params& params, const VerifySettings& settings,
@@ -52,9 +51,13 @@ std::vector<gen::Params> frameSpace(bool kernelSafe) {
       // byteload=pointer (and straight) differs from its computed twin only in the load of the
       // last 1..7 bytes, code that does not depend on the loop: its frames are verified on the
       // shapes with the largest unroll of each family (every chain count that divides it). So does
-      // block80=pair, entry=forty's 80-byte block.
+      // block80=pair, entry=forty's 80-byte block; block80=loop on the smallest blocks (unroll
+      // = chains) as well, where its short path passes the main loop's block.
       if ((v.byteLoad != gen::ByteLoad::Computed || v.block80 == gen::Block80::Pair) &&
           loop.unroll != gen::ParamLimits::kMaxUnroll)
+        continue;
+      if (v.block80 == gen::Block80::Loop && loop.unroll != gen::ParamLimits::kMaxUnroll &&
+          loop.unroll != loop.chains)
         continue;
       out.push_back(v);
     }

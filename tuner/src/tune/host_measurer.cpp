@@ -89,7 +89,7 @@ Evaluation HostMeasurer::measure(const gen::Params& params) {
   e.bytes = kernel->size();
   // Verified before timed: a wrong kernel is recorded as such and can never win.
   const auto verdict =
-      verifyCompiled(*kernel, fixture_, quickPlan(params.blockBytes(), settings_.seed));
+      verifyCompiled(*kernel, fixture_, quickPlan(params, settings_.seed));
   if (!verdict.ok()) {
     e.status = EvalStatus::Wrong;
     e.message = *verdict.failure;

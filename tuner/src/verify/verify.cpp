@@ -185,6 +185,14 @@ VerifyPlan quickPlan(int blockBytes, std::uint64_t seed) {
   return plan;
 }
 
+VerifyPlan quickPlan(const gen::Params& params, std::uint64_t seed) {
+  int span = params.blockBytes();
+  // Two blocks and 72 bytes cover the paths up to half that span past the block.
+  if (params.hasShortPath()) span = std::max(span, params.shortBelow / 2);
+  if (params.hasMidPath()) span = std::max(span, params.mid / 2);
+  return quickPlan(span, seed);
+}
+
 VerifyFixture::VerifyFixture(std::uint64_t seed) {
   static std::atomic<std::uint64_t> fixtures{0};
   id_ = ++fixtures;

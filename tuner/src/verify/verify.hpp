@@ -66,6 +66,11 @@ VerifyPlan fullPlan(std::uint64_t seed);
 // alignment and once against the trailing guard page.
 VerifyPlan quickPlan(int blockBytes, std::uint64_t seed);
 
+// quickPlan for `params`: its block, or half its short or middle bound where that is more
+// (block80=loop's short path passes a small main loop's block, a middle path reaches 512
+// bytes): two spans and 72 bytes then cover every length those paths take.
+VerifyPlan quickPlan(const gen::Params& params, std::uint64_t seed);
+
 // The lengths frame variants are given exact paths for when every short path is checked
 // (verify --all --frames, the linked .S kernels): the shortest, a non-multiple of 8, the hot
 // 40, a whole cache line, and long ones with and without a remainder.

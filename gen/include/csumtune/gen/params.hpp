@@ -105,9 +105,13 @@ inline constexpr int kByteLoadCount = 3;
 // chains of five words whatever the tail chains, the second started by a `mov` and added in
 // right after, as Linux's own loop sums its 80 bytes. One chain of ten is the longest
 // dependency of any short path; the rest of the short paths keep one chain, which cold calls
-// run faster.
-enum class Block80 : std::uint8_t { Chain, Pair };
-inline constexpr int kBlock80Count = 2;
+// run faster. `loop`: 80-byte blocks while 80 bytes are left, each on two chains (the pair's
+// form with one tail chain, the tail chains' with two), then one 40-byte block and the ladder:
+// Linux's own loop, short of its set-up. With it the short bound may exceed the main loop's
+// block (lengths up to the bound never enter the main loop, so no set-up, no pushes and
+// no tail after it): the wide loops lose most to the file from one block to two.
+enum class Block80 : std::uint8_t { Chain, Pair, Loop };
+inline constexpr int kBlock80Count = 3;
 
 // CPU features a kernel may need; the runtime checks them against the host before it
 // runs anything.
@@ -178,7 +182,7 @@ struct Params {
   static constexpr int kShortTailChain = 3;
   int tailChains = 2;
   int shortBelow = 64;  // key `short`: buffers under it take the short path when the block
-                        // is larger (0 = no short path)
+                        // is larger or block80=loop (0 = no short path)
   Words words = Words::Ladder;
   Kind kind = Kind::Sum;
   Store store = Store::Plain;
@@ -219,8 +223,12 @@ struct Params {
   // same code exactly when their canonical() forms are equal.
   Params canonical() const;
 
-  // Whether the frame has a short path: a bound, and a block above it.
-  bool hasShortPath() const { return shortBelow > 0 && blockBytes() > shortBelow; }
+  // Whether the frame has a short path: a bound, and a block above it (or entry=forty's
+  // looping 80-byte block, which takes any length under the bound).
+  bool hasShortPath() const {
+    return shortBelow > 0 &&
+           (blockBytes() > shortBelow || (entry == Entry::Forty && block80 == Block80::Loop));
+  }
   // Whether the frame has a middle path: a bound above the short path's (or a bound at all
   // when there is no short path).
   bool hasMidPath() const { return mid > (hasShortPath() ? shortBelow : 0); }
