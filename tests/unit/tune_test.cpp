@@ -701,6 +701,31 @@ TEST(Tune, TheGuardTakesTheBestOfEachByteLoadOfTheBestLoopShape) {
   EXPECT_EQ(names, expected);
 }
 
+// An exact path is a bet on one profile length, which ranks it first in its per-call form;
+// the guard's other lengths pay its compare. So each form's best without an exact path is
+// guarded too (last, after the byte loads), and a form whose best has none adds nothing.
+TEST(Tune, TheGuardTakesTheBestOfEachPerCallFormWithoutAnExactPathToo) {
+  const char* frame = "carry=adc,chains=4,unroll=16,tail=overlap,entry=forty,short=128";
+  const auto with = [&](const char* keys) { return std::string(frame) + "," + keys; };
+  const std::vector<Evaluation> all{
+      eval(with("exact=20"), 0.50),
+      eval(with("exact=64"), 0.501),
+      eval(frame, 0.502),
+      eval(with("sum=last"), 0.503),
+      eval(with("sum=last,exact=20"), 0.504),
+      eval("carry=adc,chains=2,unroll=8,tail=overlap,entry=forty,short=128", 0.505),
+  };
+  const auto picked = guardCandidates(all, 1);
+  std::vector<std::string> names;
+  for (const Evaluation& e : picked) names.push_back(e.params.toString());
+  // all[0] is the best of the sum=first form, all[3] of the sum=last one (and the best of
+  // its own form without an exact path); all[2] is sum=first's best without one. all[1],
+  // all[4] and the other loop shape stay out.
+  const std::vector<std::string> expected{all[0].params.toString(), all[3].params.toString(),
+                                          all[2].params.toString()};
+  EXPECT_EQ(names, expected);
+}
+
 // The profile cannot tell the first three finalists apart (their intervals overlap): they
 // are measured again together at the guard lengths, and the one that loses least there wins,
 // not the profile's first; the two it tells apart stay out. The guard's own excess counts as

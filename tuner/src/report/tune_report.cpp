@@ -476,7 +476,8 @@ std::string renderTuneReport(const TuneRun& run, const std::vector<std::string>&
     md += fmt::format(
         "\n## Guard\n\n{} candidates (the best by the profile; then, of the best loop shape, the "
         "best of each entry test, sum entry and tail-chain count, of each short and middle "
-        "bound under each entry test and of each last-bytes load (bounds, byteload); then the best "
+        "bound under each entry test and of each last-bytes load (bounds, byteload), and of each "
+        "of those forms the best without an exact path; then the best "
         "of each carry family) measured against `{}` at "
         "lengths the profile may not weigh ({}), hot and cold; the finalists come first from "
         "those at most {:.0f} % "

@@ -128,7 +128,8 @@ gen::Params loopOf(const gen::Params& p);
 // The guard's candidates: the `count` best, then, of the best one's loop shape, the best
 // evaluated kernel of each per-call form (entry test, where the sum enters, tail chains) and
 // of each size class (short and middle bounds) with each entry test and of each last-bytes load
-// (bounds, byteload) not already among them. A
+// (bounds, byteload) not already among them, and each per-call form's best without an exact
+// path (the profile ranks an exact path for one of its lengths first). A
 // profile that weighs few short lengths ranks the frames of one loop shape by little more than
 // noise (a middle path changes nothing at 40, 576 or 1500 bytes); the guard measures the short
 // lengths, where they differ. Then the best of each carry family not among them.

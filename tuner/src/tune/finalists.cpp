@@ -93,11 +93,20 @@ std::vector<Evaluation> guardCandidates(const std::vector<Evaluation>& all, std:
   const SameGroup sameByteLoad = [](const gen::Params& a, const gen::Params& b) {
     return a.bounds == b.bounds && a.byteLoad == b.byteLoad;
   };
-  for (const SameGroup sameGroup : {sameForm, sameSizeClass, sameByteLoad}) {
+  // Then each per-call form again without an exact path: the profile weighs the length an
+  // exact path is for and ranks it first in its form, while every other length pays its
+  // compare (on Zen 3 and Zen 5 the best of nearly every form was an exact=20 or 64 twin).
+  struct Grouping {
+    SameGroup same;
+    bool withoutExact;
+  };
+  for (const auto [sameGroup, withoutExact] :
+       {Grouping{sameForm, false}, Grouping{sameSizeClass, false}, Grouping{sameByteLoad, false},
+        Grouping{sameForm, true}}) {
     // `ranked` is best first: the first of each group is its best.
     std::vector<gen::Params> groups;
     for (const Evaluation& e : ranked) {
-      if (!sameLoop(e.params)) continue;
+      if (!sameLoop(e.params) || (withoutExact && e.params.exact != 0)) continue;
       if (std::any_of(groups.begin(), groups.end(),
                       [&](const gen::Params& g) { return sameGroup(g, e.params); }))
         continue;
