@@ -378,7 +378,8 @@ std::string renderTuneReport(const TuneRun& run, const std::vector<std::string>&
   if (!run.runoff.empty()) {
     md += fmt::format(
         "\n### Runoff\n\nThe profile could not tell these finalists apart (each one's 95 % "
-        "interval overlaps the fastest's: a generous test of a tie), so they were measured again "
+        "interval overlaps the fastest's: a generous test of a tie; when none passed the guard, "
+        "an interval up to 3 % below the fastest's overlaps), so they were measured again "
         "together with `{}`, in one interleaved run at the guard's lengths, hot and cold; the "
         "one that loses least went first: of those whose mean of the guard's excess and the "
         "runoff's is within {:.2f} of the least (one kernel's excess moves by about that much "

@@ -291,15 +291,22 @@ std::optional<std::string> rankingReversed(const std::vector<FinalistResult>& fi
 // losses are often all nil or alike), then the smallest excess and worst ratio.
 // Overlapping intervals are a
 // generous test of a tie: the runoff may give up a few percent of the profile for fewer
-// per-call losses.
+// per-call losses. When no finalist passed the guard, a profile up to 3 % slower counts as a
+// tie too.
+constexpr double kUnguardedRunoffReach = 0.03;
+
 void runoff(TuneRun& run, TuneMeasurer& measurer, const TuneSettings& settings) {
   if (run.guard.empty() || run.finalists.size() < 2) return;
   const FinalistResult& first = run.finalists.front();
   const bool firstGuarded = guarded(run, first.params);
   std::vector<gen::Params> tied;
+  // When none passed the guard, each finalist loses somewhere, and where it loses weighs more
+  // than a point of the profile: those within kUnguardedRunoffReach of the first's interval
+  // go to the runoff too.
+  const double reach = firstGuarded ? 1.0 : 1.0 - kUnguardedRunoffReach;
   for (const FinalistResult& f : run.finalists) {
     const bool overlaps =
-        f.speedup.high >= first.speedup.low && f.speedup.low <= first.speedup.high;
+        f.speedup.high >= first.speedup.low * reach && f.speedup.low <= first.speedup.high;
     if (guarded(run, f.params) == firstGuarded && overlaps) tied.push_back(f.params);
   }
   if (tied.size() < 2) return;
