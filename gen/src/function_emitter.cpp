@@ -513,7 +513,7 @@ struct FortyLabels {
 // (unsigned) until the last compare, whose signed reading returns the sum for them: the long
 // path needs no len <= 0 test (one instruction fewer than one at 128 bytes).
 FortyLabels emitFortyEntry(EmitContext& ctx, const Label& returnSum) {
-  FortyLabels to{ctx.b.newLabel(), ctx.b.newLabel(), ctx.b.newLabel(), ctx.b.newLabel()};
+  FortyLabels to{ctx.b.newLabel(), ctx.b.newLabel(), ctx.b.newLabel(), ctx.b.newLabel(), {}};
   ctx.b.cmp(esi, 40);
   ctx.b.jz(to.exact40);
   ctx.b.jb(to.below40);

@@ -325,17 +325,19 @@ std::string validationError(const Params& p) {
         "fewer (got short={})",
         p.shortBelow);
   }
-  const int widestShort = ParamLimits::kShortBounds[std::size(ParamLimits::kShortBounds) - 1];
-  if (p.block80 == Block80::Loop && p.entry == Entry::Forty && p.shortBelow != widestShort) {
+  const auto& loopBounds = L::kLoopShortBounds;
+  const bool looping = p.block80 == Block80::Loop && p.entry == Entry::Forty;
+  if (looping && std::find(std::begin(loopBounds), std::end(loopBounds), p.shortBelow) ==
+                     std::end(loopBounds)) {
     return fmt::format(
-        "block80=loop is for short={}: below it the 80-byte block cannot repeat (got short={})",
-        widestShort, p.shortBelow);
+        "block80=loop is for short={}: below 256 the 80-byte block cannot repeat (got short={})",
+        fmt::join(std::begin(loopBounds), std::end(loopBounds), " or "), p.shortBelow);
   }
   if (p.entry == Entry::Forty && p.exact == 40) {
     return "entry=forty has its own path for exactly 40 bytes: leave exact=40 out";
   }
   const auto& bounds = L::kShortBounds;
-  if (p.shortBelow != 0 &&
+  if (p.shortBelow != 0 && !looping &&
       std::find(std::begin(bounds), std::end(bounds), p.shortBelow) == std::end(bounds)) {
     return fmt::format("short must be 0 (none) or one of {} (got {})",
                        fmt::join(std::begin(bounds), std::end(bounds), ", "), p.shortBelow);
@@ -443,19 +445,21 @@ std::vector<Params> frameVariants(const Params& loop, const std::vector<int>& ex
         std::find(out.begin(), out.end(), p) == out.end())
       out.push_back(p);
   }
-  // block80=loop after those: every frame again as entry=forty with the widest bound, where
+  // block80=loop after those: every frame again as entry=forty with each of its bounds, where
   // the 80-byte block repeats; from every entry, since a main loop's block no larger than the
   // bound has no short path of another entry to start from.
   const std::size_t withoutLoop = out.size();
-  for (std::size_t i = 0; i < withoutLoop; ++i) {
-    Params p = out[i];
-    p.entry = Entry::Forty;
-    p.block80 = Block80::Loop;
-    p.shortBelow = ParamLimits::kShortBounds[std::size(ParamLimits::kShortBounds) - 1];
-    p = p.canonical();
-    if (p.block80 == Block80::Loop && validationError(p).empty() &&
-        std::find(out.begin(), out.end(), p) == out.end())
-      out.push_back(p);
+  for (int bound : ParamLimits::kLoopShortBounds) {
+    for (std::size_t i = 0; i < withoutLoop; ++i) {
+      Params p = out[i];
+      p.entry = Entry::Forty;
+      p.block80 = Block80::Loop;
+      p.shortBelow = bound;
+      p = p.canonical();
+      if (p.block80 == Block80::Loop && validationError(p).empty() &&
+          std::find(out.begin(), out.end(), p) == out.end())
+        out.push_back(p);
+    }
   }
   if (which == FrameBounds::Both) {
     const std::size_t strict = out.size();

@@ -42,8 +42,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   p.tailChains = tailChains[in.next(3)];
   const int exact = static_cast<int>(in.next(260));
   p.exact = exact < 8 ? 0 : exact > 256 ? 0 : exact;
-  const int bounds[] = {0, 64, 128, 256};
-  p.shortBelow = bounds[in.next(4)];
+  const int bounds[] = {0, 64, 128, 256, 512};  // 512: block80=loop's only
+  p.shortBelow = bounds[in.next(5)];
   p.bounds = static_cast<gen::Bounds>(in.next(gen::kBoundsCount));
   p.byteLoad = static_cast<gen::ByteLoad>(in.next(gen::kByteLoadCount));
   p.block80 = static_cast<gen::Block80>(in.next(gen::kBlock80Count));

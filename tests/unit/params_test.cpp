@@ -75,12 +75,12 @@ TEST(Params, TheBlock80KeyBelongsToFortyFramesWithOneChain) {
   EXPECT_GT(pairs, 0u);
 }
 
-// block80=loop repeats entry=forty's 80-byte block from 160 bytes up to the widest short bound:
-// it is for that bound only, it makes a short path whatever the main loop's block (the
-// short path no longer needs the loop to be wider), canonical() keeps it with one accumulator
-// and two tail chains (its block repeats there too) and resets it elsewhere, and
-// frameVariants() offers it for small blocks too.
-TEST(Params, TheLoopingBlock80IsFortysAtTheWidestBound) {
+// block80=loop repeats entry=forty's 80-byte block from 160 bytes up to the short bound: it is
+// for short=256 and 512 only (512 for nothing else), it makes a short path whatever the main
+// loop's block (the short path no longer needs the loop to be wider), canonical() keeps it
+// with one accumulator and two tail chains (its block repeats there too) and resets it
+// elsewhere, and frameVariants() offers it with both bounds, for small blocks too.
+TEST(Params, TheLoopingBlock80IsFortysAtTheWideBounds) {
   const Params loop = parseParams(
       "carry=adc,chains=2,unroll=16,tail=overlap,entry=forty,short=256,tailchains=1,"
       "block80=loop");
@@ -94,6 +94,14 @@ TEST(Params, TheLoopingBlock80IsFortysAtTheWidestBound) {
   EXPECT_THROW(parseParams("carry=adc,chains=6,unroll=30,tail=overlap,entry=forty,short=128,"
                            "block80=loop"),
                ParamsError);
+  // 512 is the looping block's bound alone.
+  EXPECT_TRUE(parseParams("carry=adc,chains=6,unroll=30,tail=overlap,entry=forty,short=512,"
+                          "block80=loop")
+                  .hasShortPath());
+  EXPECT_THROW(parseParams("carry=adc,chains=6,unroll=30,tail=overlap,entry=forty,short=512,"
+                           "block80=pair"),
+               ParamsError);
+  EXPECT_THROW(parseParams("carry=adc,chains=6,unroll=30,short=512"), ParamsError);
   for (const char* kept :
        {"carry=adc,chains=1,unroll=30,tail=overlap,entry=forty,short=256,block80=loop",
         "carry=adc,chains=6,unroll=30,tail=overlap,entry=forty,short=256,block80=loop",
@@ -111,11 +119,13 @@ TEST(Params, TheLoopingBlock80IsFortysAtTheWidestBound) {
     const auto loops = std::count_if(variants.begin(), variants.end(),
                                      [](const Params& p) { return p.block80 == Block80::Loop; });
     EXPECT_GT(loops, 0) << shape;
+    std::set<int> loopBounds;
     for (const Params& p : variants) {
       if (p.block80 != Block80::Loop) continue;
-      EXPECT_EQ(p.shortBelow, 256) << p.toString();
+      loopBounds.insert(p.shortBelow);
       EXPECT_EQ(p, p.canonical()) << p.toString();
     }
+    EXPECT_EQ(loopBounds, (std::set<int>{256, 512})) << shape;
   }
 }
 

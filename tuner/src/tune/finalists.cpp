@@ -100,9 +100,10 @@ std::vector<Evaluation> guardCandidates(const std::vector<Evaluation>& all, std:
     SameGroup same;
     bool withoutExact;
   };
-  for (const auto [sameGroup, withoutExact] :
-       {Grouping{sameForm, false}, Grouping{sameSizeClass, false}, Grouping{sameByteLoad, false},
-        Grouping{sameForm, true}}) {
+  for (const Grouping& grouping : {Grouping{sameForm, false}, Grouping{sameSizeClass, false},
+                                   Grouping{sameByteLoad, false}, Grouping{sameForm, true}}) {
+    const SameGroup sameGroup = grouping.same;
+    const bool withoutExact = grouping.withoutExact;
     // `ranked` is best first: the first of each group is its best.
     std::vector<gen::Params> groups;
     for (const Evaluation& e : ranked) {

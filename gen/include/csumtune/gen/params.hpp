@@ -155,6 +155,9 @@ struct ParamLimits {
   static constexpr int kMaxExact = 256;
   // short=N: the short path's bound, 0 (none) or one of these.
   static constexpr int kShortBounds[] = {64, 128, 256};
+  // entry=forty,block80=loop's bounds: its 80-byte block repeats (160 bytes up); the widest
+  // keeps a main loop of 160 or 240 bytes off the lengths it takes once or twice.
+  static constexpr int kLoopShortBounds[] = {256, 512};
   // mid=N: the SIMD families' middle path's bound, 0 (none) or one of these.
   static constexpr int kMidBounds[] = {128, 256, 512};
   // place=N: where the entry sits in a 64-byte line of code, 0 or one of these.

@@ -1,0 +1,95 @@
+// How close a kernel's long-buffer loop comes to this CPU's load ports: a probe loop of plain
+// `add r64, m64` into four registers (no carries, no folds: fewer instructions a byte than any
+// checksum loop can have), 256 bytes an iteration, timed hot with the bench harness,
+// interleaved with the kernel at the same lengths (multiples of 256). Prints bytes per core
+// cycle of each and the kernel's share of the probe's speed with its 95 % interval: the
+// measured ceiling an issue's "or at 95 % of the load ports" is judged by.
+//
+//   build/tests/load_ceiling [--params P] [--repeat N]
+#include <asmjit/x86.h>
+
+#include <cstdio>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+#include "csumtune/jit.hpp"
+#include "measure/clock_rates.hpp"
+#include "measure/harness.hpp"
+#include "measure/placement.hpp"
+#include "measure/stats.hpp"
+#include "measure/timer.hpp"
+#include "measure/workload.hpp"
+
+using namespace csumtune;
+
+namespace {
+
+constexpr int kProbeBlock = 256;
+
+// rdi = buffer, esi = length (a multiple of kProbeBlock, at least one block). The sum it
+// returns is not a checksum: only its time counts.
+KernelFn buildProbe(asmjit::JitRuntime& runtime) {
+  using namespace asmjit;
+  using namespace asmjit::x86;
+  CodeHolder code;
+  code.init(runtime.environment());
+  Assembler a(&code);
+  const Gp accumulators[] = {rax, rcx, rdx, r8};
+  for (const Gp& acc : accumulators) a.xor_(acc.r32(), acc.r32());
+  Label loop = a.newLabel();
+  a.bind(loop);
+  for (int word = 0; word < kProbeBlock / 8; ++word)
+    a.add(accumulators[word % 4], qword_ptr(rdi, 8 * word));
+  a.add(rdi, kProbeBlock);
+  a.sub(esi, kProbeBlock);
+  a.jnz(loop);
+  a.add(rax, rcx);
+  a.add(rax, rdx);
+  a.add(rax, r8);
+  a.ret();
+  KernelFn fn = nullptr;
+  if (runtime.add(&fn, &code) != kErrorOk) throw std::runtime_error("the probe did not assemble");
+  return fn;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string params = "carry=adc,chains=4,unroll=32";
+  int repeat = 201;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (std::strcmp(argv[i], "--params") == 0) params = argv[i + 1];
+    if (std::strcmp(argv[i], "--repeat") == 0) repeat = std::atoi(argv[i + 1]);
+  }
+  tuner::pinToCpu(tuner::defaultBenchCpu());
+  auto timer = tuner::makeTimer();
+  const tuner::ClockRates clock = tuner::measureClockRates(*timer);
+  tuner::Workload workload({}, 65536);
+  asmjit::JitRuntime runtime;
+  const KernelFn probe = buildProbe(runtime);
+  const Kernel kernel = Jit::compile(std::string_view(params));
+  tuner::MeasureConfig config;
+  config.sizes = {1536, 4096, 8960, 16384};
+  config.repeat = repeat;
+  const auto samples =
+      tuner::measureInterleaved({{"probe", "", tuner::TimedKind::Jit, probe},
+                                 {"kernel", "", tuner::TimedKind::Jit, kernel.fn()}},
+                                config, *timer, workload);
+  std::printf("%s (hot; %.3f core cycles per %s, core %.2f GHz)\n", kernel.canonical().c_str(),
+              clock.cyclesPerUnit, timer->unit().c_str(), clock.coreHz() / 1e9);
+  std::printf("%8s %14s %14s %s\n", "bytes", "probe B/cycle", "kernel B/cycle",
+              "kernel speed / probe speed [95% CI]");
+  for (std::size_t i = 0; i < config.sizes.size(); ++i) {
+    const auto& p = samples[0].sizes[i].perCall;
+    const auto& k = samples[1].sizes[i].perCall;
+    const double bytes = config.sizes[i];
+    const auto share = tuner::pairedRatio(p, k);
+    std::printf("%8d %14.2f %14.2f %.3f [%.3f, %.3f]\n", config.sizes[i],
+                bytes / (tuner::summarize(p).median * clock.cyclesPerUnit),
+                bytes / (tuner::summarize(k).median * clock.cyclesPerUnit), share.median, share.low,
+                share.high);
+  }
+  std::printf("(median of %d interleaved batches)\n", repeat);
+  return 0;
+}
