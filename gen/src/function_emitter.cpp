@@ -536,8 +536,8 @@ FortyLabels emitFortyEntry(EmitContext& ctx, const Label& returnSum) {
 
 // entry=forty's short paths, which execute no more instructions than Linux's file at any
 // length below 128: exactly 40 bytes straight-line; from 80 an 80-byte block (two chains when
-// the frame has two tail chains or block80=pair or loop; block80=loop repeats it from 160 bytes
-// while 80 are left), then 40-byte ones while 40 are left (120, 160,
+// the frame has two tail chains or block80=pair or loop and two accumulators; block80=loop
+// repeats it from 160 bytes while 80 are left), then 40-byte ones while 40 are left (120, 160,
 // ... return there; 80 goes through the empty ladder); 41..79 one 40-byte block; then what is left
 // (under 40 bytes) as the ladder of 32, 16 and 8 and the last bytes. Under 8 bytes, 0 included, go
 // to the tiny path.

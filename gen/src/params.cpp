@@ -321,14 +321,15 @@ std::string validationError(const Params& p) {
   }
   if (p.entry == Entry::Forty && p.hasShortPath() && p.shortBelow < 128) {
     return fmt::format(
-        "entry=forty is for short=128 or 256: it tells 80 bytes and more from "
-        "fewer (got short={})",
+        "entry=forty is for short=128 or 256 (or 512 with block80=loop): it tells 80 bytes "
+        "and more from fewer (got short={})",
         p.shortBelow);
   }
   const auto& loopBounds = L::kLoopShortBounds;
   const bool looping = p.block80 == Block80::Loop && p.entry == Entry::Forty;
-  if (looping && std::find(std::begin(loopBounds), std::end(loopBounds), p.shortBelow) ==
-                     std::end(loopBounds)) {
+  if (looping && p.shortBelow != 0 &&
+      std::find(std::begin(loopBounds), std::end(loopBounds), p.shortBelow) ==
+          std::end(loopBounds)) {
     return fmt::format(
         "block80=loop is for short={}: below 256 the 80-byte block cannot repeat (got short={})",
         fmt::join(std::begin(loopBounds), std::end(loopBounds), " or "), p.shortBelow);

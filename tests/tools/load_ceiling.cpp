@@ -1,5 +1,5 @@
 // How close a kernel's long-buffer loop comes to this CPU's load ports: a probe loop of plain
-// `add r64, m64` into four registers (no carries, no folds: fewer instructions a byte than any
+// `add r64, m64` into seven registers (no carries, no folds: fewer instructions a byte than any
 // checksum loop can have), 256 bytes an iteration, timed hot with the bench harness,
 // interleaved with the kernel at the same lengths (multiples of 256). Prints bytes per core
 // cycle of each and the kernel's share of the probe's speed with its 95 % interval: the
@@ -9,10 +9,14 @@
 #include <asmjit/x86.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 
+#include "csumtune/cpu.hpp"
+#include "csumtune/gen/params.hpp"
 #include "csumtune/jit.hpp"
 #include "measure/clock_rates.hpp"
 #include "measure/harness.hpp"
@@ -35,18 +39,17 @@ KernelFn buildProbe(asmjit::JitRuntime& runtime) {
   CodeHolder code;
   code.init(runtime.environment());
   Assembler a(&code);
-  const Gp accumulators[] = {rax, rcx, rdx, r8};
+  const Gp accumulators[] = {rax, rcx, rdx, r8, r9, r10, r11};
+  constexpr int kAccumulators = static_cast<int>(std::size(accumulators));
   for (const Gp& acc : accumulators) a.xor_(acc.r32(), acc.r32());
   Label loop = a.newLabel();
   a.bind(loop);
   for (int word = 0; word < kProbeBlock / 8; ++word)
-    a.add(accumulators[word % 4], qword_ptr(rdi, 8 * word));
+    a.add(accumulators[word % kAccumulators], qword_ptr(rdi, 8 * word));
   a.add(rdi, kProbeBlock);
   a.sub(esi, kProbeBlock);
   a.jnz(loop);
-  a.add(rax, rcx);
-  a.add(rax, rdx);
-  a.add(rax, r8);
+  for (int i = 1; i < kAccumulators; ++i) a.add(rax, accumulators[i]);
   a.ret();
   KernelFn fn = nullptr;
   if (runtime.add(&fn, &code) != kErrorOk) throw std::runtime_error("the probe did not assemble");
@@ -58,9 +61,19 @@ KernelFn buildProbe(asmjit::JitRuntime& runtime) {
 int main(int argc, char** argv) {
   std::string params = "carry=adc,chains=4,unroll=32";
   int repeat = 201;
+  if (argc % 2 == 0) {
+    std::fprintf(stderr, "usage: load_ceiling [--params P] [--repeat N]\n");
+    return 2;
+  }
   for (int i = 1; i + 1 < argc; i += 2) {
     if (std::strcmp(argv[i], "--params") == 0) params = argv[i + 1];
     if (std::strcmp(argv[i], "--repeat") == 0) repeat = std::atoi(argv[i + 1]);
+  }
+  const gen::Params wanted = gen::parseParams(params);
+  if (wanted.kind != gen::Kind::Sum || !missingFeatures(wanted).empty()) {
+    std::fprintf(stderr, "load_ceiling: %s is not a summing kernel this CPU runs\n",
+                 params.c_str());
+    return 2;
   }
   tuner::pinToCpu(tuner::defaultBenchCpu());
   auto timer = tuner::makeTimer();

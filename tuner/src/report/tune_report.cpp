@@ -378,8 +378,7 @@ std::string renderTuneReport(const TuneRun& run, const std::vector<std::string>&
   if (!run.runoff.empty()) {
     md += fmt::format(
         "\n### Runoff\n\nThe profile could not tell these finalists apart (each one's 95 % "
-        "interval overlaps the fastest's: a generous test of a tie; when none passed the guard, "
-        "an interval up to 3 % below the fastest's overlaps), so they were measured again "
+        "interval overlaps the fastest's: a generous test of a tie{}), so they were measured again "
         "together with `{}`, in one interleaved run at the guard's lengths, hot and cold; the "
         "one that loses least went first: of those whose mean of the guard's excess and the "
         "runoff's is within {:.2f} of the least (one kernel's excess moves by about that much "
@@ -389,6 +388,11 @@ std::string renderTuneReport(const TuneRun& run, const std::vector<std::string>&
         "kernel with another middle bound before it).\n\n| params | worst time ratio | at "
         "length | cache | surely slower | excess, guard | excess, runoff | mean | mean time "
         "ratio |\n|---|---:|---:|---|---:|---:|---:|---:|---:|\n",
+        run.runoffUnguardedReach > 0
+            ? fmt::format("; none passed the guard, so an interval up to {:.0f} % below the "
+                          "fastest's counted as overlapping",
+                          100 * run.runoffUnguardedReach)
+            : std::string(),
         run.baseline, run.runoffExcessSlack);
     for (const GuardResult& g : run.runoff) {
       const GuardResult* earlier = findGuardResult(run.guard, g.params);

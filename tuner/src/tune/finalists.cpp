@@ -95,7 +95,7 @@ std::vector<Evaluation> guardCandidates(const std::vector<Evaluation>& all, std:
   };
   // Then each per-call form again without an exact path: the profile weighs the length an
   // exact path is for and ranks it first in its form, while every other length pays its
-  // compare (on Zen 3 and Zen 5 the best of nearly every form was an exact=20 or 64 twin).
+  // compare.
   struct Grouping {
     SameGroup same;
     bool withoutExact;

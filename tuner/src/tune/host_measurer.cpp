@@ -88,8 +88,7 @@ Evaluation HostMeasurer::measure(const gen::Params& params) {
   }
   e.bytes = kernel->size();
   // Verified before timed: a wrong kernel is recorded as such and can never win.
-  const auto verdict =
-      verifyCompiled(*kernel, fixture_, quickPlan(params, settings_.seed));
+  const auto verdict = verifyCompiled(*kernel, fixture_, quickPlan(params, settings_.seed));
   if (!verdict.ok()) {
     e.status = EvalStatus::Wrong;
     e.message = *verdict.failure;

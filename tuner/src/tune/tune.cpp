@@ -293,8 +293,6 @@ std::optional<std::string> rankingReversed(const std::vector<FinalistResult>& fi
 // generous test of a tie: the runoff may give up a few percent of the profile for fewer
 // per-call losses. When no finalist passed the guard, a profile up to 3 % slower counts as a
 // tie too.
-constexpr double kUnguardedRunoffReach = 0.03;
-
 void runoff(TuneRun& run, TuneMeasurer& measurer, const TuneSettings& settings) {
   if (run.guard.empty() || run.finalists.size() < 2) return;
   const FinalistResult& first = run.finalists.front();
@@ -313,6 +311,7 @@ void runoff(TuneRun& run, TuneMeasurer& measurer, const TuneSettings& settings) 
   startPhase(&measurer, settings, "runoff", 0);
   run.runoff = measurer.guardTogether(tied, settings.guardLengths);
   run.runoffExcessSlack = settings.runoffExcessSlack;
+  run.runoffUnguardedReach = firstGuarded ? 0 : kUnguardedRunoffReach;
   // An interrupted measurement may come back short: nothing to rank then.
   if (run.runoff.size() != tied.size()) return;
   const auto meanExcess = [&](const GuardResult& g) {

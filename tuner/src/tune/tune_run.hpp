@@ -20,6 +20,10 @@
 
 namespace csumtune::tuner {
 
+// When no finalist passed the guard, each loses somewhere and where it loses weighs more than
+// a point of the profile: the runoff counts an interval this far below the first's as a tie.
+inline constexpr double kUnguardedRunoffReach = 0.03;
+
 enum class TuneEnd {
   Complete,             // a winner, verified with the full plan, swept
   Interrupted,          // Ctrl-C: progress kept, no winner (continue with --resume)
@@ -75,6 +79,7 @@ struct TuneRun {
   std::vector<int> middleLengths;  // the guard lengths where the bounds can differ (measured)
   double middleExcessSlack = 0, middleMargin = 0;  // the stage's rule (tune.hpp)
   double runoffExcessSlack = 0;                    // the runoff's tie on excess (tune.hpp)
+  double runoffUnguardedReach = 0;  // kUnguardedRunoffReach when none passed the guard, else 0
   // The winner at every placement (`place`: its entry's offset in a 64-byte line), measured
   // together at the guard lengths (empty when not measured): the one that loses least won.
   std::vector<GuardResult> placement;

@@ -162,11 +162,14 @@ VerifyPlan forParams(VerifyPlan plan, const gen::Params& params) {
   return plan;
 }
 
-VerifyPlan quickPlan(int blockBytes, std::uint64_t seed) {
+namespace {
+
+// Every length 0..pathsEnd + 2 blocks + 72, then long ones.
+VerifyPlan quickPlanFrom(int pathsEnd, int blockBytes, std::uint64_t seed) {
   std::mt19937_64 rng(seed);
   const auto sums = initialSums(rng);
   std::vector<int> lengths;
-  for (int len = 0; len <= 2 * blockBytes + 72; ++len) lengths.push_back(len);
+  for (int len = 0; len <= pathsEnd + 2 * blockBytes + 72; ++len) lengths.push_back(len);
   for (int len : {1500, 4095, 4096 + blockBytes + 7, 65535, 65536}) lengths.push_back(len);
 
   VerifyPlan plan{"quick", {}};
@@ -185,12 +188,20 @@ VerifyPlan quickPlan(int blockBytes, std::uint64_t seed) {
   return plan;
 }
 
+}  // namespace
+
+VerifyPlan quickPlan(int blockBytes, std::uint64_t seed) {
+  return quickPlanFrom(0, blockBytes, seed);
+}
+
 VerifyPlan quickPlan(const gen::Params& params, std::uint64_t seed) {
-  int span = params.blockBytes();
-  // Two blocks and 72 bytes cover the paths up to half that span past the block.
-  if (params.hasShortPath()) span = std::max(span, params.shortBelow / 2);
-  if (params.hasMidPath()) span = std::max(span, params.mid / 2);
-  return quickPlan(span, seed);
+  // The main loop starts where the short and middle paths end: from there, every tail path
+  // and zero, one and two iterations.
+  int pathsEnd = 0;
+  if (params.hasShortPath()) pathsEnd = params.shortBelow;
+  if (params.hasMidPath()) pathsEnd = std::max(pathsEnd, params.mid + 1);
+  if (pathsEnd <= params.blockBytes()) pathsEnd = 0;  // two blocks and 72 bytes cover them
+  return quickPlanFrom(pathsEnd, params.blockBytes(), seed);
 }
 
 VerifyFixture::VerifyFixture(std::uint64_t seed) {

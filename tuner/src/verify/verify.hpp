@@ -66,9 +66,9 @@ VerifyPlan fullPlan(std::uint64_t seed);
 // alignment and once against the trailing guard page.
 VerifyPlan quickPlan(int blockBytes, std::uint64_t seed);
 
-// quickPlan for `params`: its block, or half its short or middle bound where that is more
-// (block80=loop's short path passes a small main loop's block, a middle path reaches 512
-// bytes): two spans and 72 bytes then cover every length those paths take.
+// quickPlan for `params`: where its short or middle path reaches past its block
+// (block80=loop's short path, a middle path), every length up to that path's end and two
+// blocks and 72 bytes more, so that the main loop's tails run after it too.
 VerifyPlan quickPlan(const gen::Params& params, std::uint64_t seed);
 
 // The lengths frame variants are given exact paths for when every short path is checked

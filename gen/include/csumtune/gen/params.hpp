@@ -105,11 +105,12 @@ inline constexpr int kByteLoadCount = 3;
 // chains of five words whatever the tail chains, the second started by a `mov` and added in
 // right after, as Linux's own loop sums its 80 bytes. One chain of ten is the longest
 // dependency of any short path; the rest of the short paths keep one chain, which cold calls
-// run faster. `loop`: 80-byte blocks while 80 bytes are left, each on two chains (the pair's
-// form with one tail chain, the tail chains' with two), then one 40-byte block and the ladder:
-// Linux's own loop, short of its set-up. With it the short bound may exceed the main loop's
-// block (lengths up to the bound never enter the main loop, so no set-up, no pushes and
-// no tail after it): the wide loops lose most to the file from one block to two.
+// run faster. `loop` (short=256 or 512): 80..159 bytes as `pair`, and from 160 the 80-byte
+// block while 80 bytes are left, on two chains that run on from block to block (one chain of
+// ten with one accumulator), then one 40-byte block and the ladder: Linux's own loop, short
+// of its set-up. With it the short bound may exceed the main loop's block (lengths under the
+// bound never enter the main loop: no set-up, no pushes, no tail after it), where a wide loop
+// loses most to the file, from one block to two. Other entries ignore it (canonical()).
 enum class Block80 : std::uint8_t { Chain, Pair, Loop };
 inline constexpr int kBlock80Count = 3;
 
@@ -156,7 +157,7 @@ struct ParamLimits {
   // short=N: the short path's bound, 0 (none) or one of these.
   static constexpr int kShortBounds[] = {64, 128, 256};
   // entry=forty,block80=loop's bounds: its 80-byte block repeats (160 bytes up); the widest
-  // keeps a main loop of 160 or 240 bytes off the lengths it takes once or twice.
+  // keeps a wide main loop off the lengths it would take only once or twice.
   static constexpr int kLoopShortBounds[] = {256, 512};
   // mid=N: the SIMD families' middle path's bound, 0 (none) or one of these.
   static constexpr int kMidBounds[] = {128, 256, 512};
