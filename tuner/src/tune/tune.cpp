@@ -291,8 +291,8 @@ std::optional<std::string> rankingReversed(const std::vector<FinalistResult>& fi
 // losses are often all nil or alike), then the smallest excess and worst ratio.
 // Overlapping intervals are a
 // generous test of a tie: the runoff may give up a few percent of the profile for fewer
-// per-call losses. When no finalist passed the guard, a profile up to 3 % slower counts as a
-// tie too.
+// per-call losses. When no finalist passed the guard, a profile up to kUnguardedRunoffReach
+// slower counts as a tie too.
 void runoff(TuneRun& run, TuneMeasurer& measurer, const TuneSettings& settings) {
   if (run.guard.empty() || run.finalists.size() < 2) return;
   const FinalistResult& first = run.finalists.front();
