@@ -562,9 +562,13 @@ void emitFortyPaths(EmitContext& ctx, const FortyLabels& at, const Label& tinyBu
   ctx.b.bind(at.from80);
   emitShortPreamble(ctx, second);
   const bool twoAccumulators = ctx.regs.accumulators.size() > 1;
-  if (second) {
+  // The 80 bytes as two add/adc chains of five words, one in each accumulator.
+  const auto twoChains = [&] {
     emitAddAdcBlock(ctx, acc0, 0, 5);
     emitAddAdcBlock(ctx, ctx.regs.accumulators[1], 40, 5);
+  };
+  if (second) {
+    twoChains();
   } else if (ctx.params.block80 != Block80::Chain && twoAccumulators) {
     // block80=pair with one tail chain: the second chain starts from its first word (nothing
     // to zero) and is added in at once, so the ladder after it keeps one chain and rcx.
@@ -602,8 +606,7 @@ void emitFortyPaths(EmitContext& ctx, const FortyLabels& at, const Label& tinyBu
     Label next80 = ctx.b.newLabel();
     ctx.b.bind(next80);
     if (twoAccumulators) {
-      emitAddAdcBlock(ctx, acc0, 0, 5);
-      emitAddAdcBlock(ctx, ctx.regs.accumulators[1], 40, 5);
+      twoChains();
     } else {
       emitAddAdcBlock(ctx, acc0, 0, 10);
     }

@@ -69,7 +69,17 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--params") == 0) params = argv[i + 1];
     if (std::strcmp(argv[i], "--repeat") == 0) repeat = std::atoi(argv[i + 1]);
   }
-  const gen::Params wanted = gen::parseParams(params);
+  if (repeat < 1) {
+    std::fprintf(stderr, "load_ceiling: --repeat takes a count of at least 1\n");
+    return 2;
+  }
+  gen::Params wanted;
+  try {
+    wanted = gen::parseParams(params);
+  } catch (const gen::ParamsError& e) {
+    std::fprintf(stderr, "load_ceiling: %s\n", e.what());
+    return 2;
+  }
   if (wanted.kind != gen::Kind::Sum || !missingFeatures(wanted).empty()) {
     std::fprintf(stderr, "load_ceiling: %s is not a summing kernel this CPU runs\n",
                  params.c_str());
