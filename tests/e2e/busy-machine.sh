@@ -5,7 +5,9 @@
 #  2. with --wait-quiet, a tune started under a load that ends waits it out, measures only
 #     after it, and says so;
 #  3. when the load outlasts --wait-quiet's limit the run goes on and says so;
-#  4. Ctrl-C while waiting ends the run at once, resumable.
+#  4. Ctrl-C while waiting ends the run at once, resumable;
+#  5. a run remembers this CPU's quickest loads ÷ chain, and a run that cannot get near the
+#     remembered figure (a core sibling busy all along) says so; a garbled file is no failure.
 # Nothing is timed against a threshold: the figures checked are the scheduler's.
 set -u
 CSUMTUNE=${1:?usage: busy-machine.sh path/to/csumtune}
@@ -98,4 +100,24 @@ end=$(date +%s)
 kill "${loads[-1]}"
 check "interrupt: exit 130 (status $status)" test "$status" -eq 130
 check "interrupt: stopped waiting at once (in $((end - start)) s)" test $((end - start)) -le 3
+
+# 5. The remembered quiet probe. Run 1 left one (its loads ÷ chain is no slower for a task
+# time-sliced with it); an impossibly quick one makes every probe slow against it.
+reference=$(ls "$CSUMTUNE_CACHE_DIR"/quiet-probe-v1-*.txt 2>/dev/null | head -1)
+check "reference: a run remembers its quickest loads ÷ chain" \
+  grep -qE '^loads_per_chain [0-9]+\.[0-9]+$' "${reference:-/nonexistent}"
+check "reference: results.json says what it measured" contention \
+  "c['quietest_loads_per_chain'] > 0 and c['probes'][0]['loads'] > 0" "$work/busy/results.json"
+if [[ -n $reference ]]; then
+  echo "loads_per_chain 0.000001" >"$reference"
+  out=$("$CSUMTUNE" "${tiny[@]}" --out "$work/sibling" --quiet 2>&1)
+  check "reference: a run far slower than it is busy" contains "$out" \
+    "slower than on this CPU's quietest earlier run: a busy core sibling"
+  check "reference: only ever lowered" grep -qx 'loads_per_chain 0.000001' "$reference"
+  printf 'loads_per_chain \x00\xff garbage\n' >"$reference"
+  out=$("$CSUMTUNE" "${tiny[@]}" --out "$work/garbled" --quiet 2>&1)
+  status=$?
+  check "reference: a garbled file is no failure (status $status)" test "$status" -eq 0
+  check "reference: and is replaced" grep -qE '^loads_per_chain [0-9]+\.[0-9]+$' "$reference"
+fi
 finish

@@ -22,10 +22,13 @@ namespace {
 
 // A machine on a synthetic clock. Busy periods are [from, to) in seconds; during one, the
 // tuner waits on the run queue for `waitShare` of the time (another task time-sliced with
-// it), the hypervisor steals `stealShare`, and the probe runs `slowdown` times slower.
+// it), the hypervisor steals `stealShare`, the probe runs `slowdown` times slower, and its
+// loads `siblingSlowdown` times slower again (a core sibling sharing the load ports; the add
+// chain does not notice it).
 struct BusyPeriod {
   double from, to;
   double waitShare = 0, stealShare = 0, slowdown = 1;
+  double siblingSlowdown = 1;
 };
 
 class SyntheticMachine : public ContentionSource {
@@ -37,9 +40,10 @@ class SyntheticMachine : public ContentionSource {
   }
   ProbeFigures probe() override {
     const double slow = slowdownAt(now_);
+    const double sibling = siblingSlowdownAt(now_);
     spend(0.002);
     ++probes_;
-    return {1000 * slow, 3000 * slow};
+    return {1000 * slow, 3000 * slow, 500 * slow * sibling};
   }
   void sleep(double seconds) override { spend(seconds); }
 
@@ -51,15 +55,17 @@ class SyntheticMachine : public ContentionSource {
     return std::any_of(busy_.begin(), busy_.end(),
                        [&](const BusyPeriod& b) { return t >= b.from && t < b.to; });
   }
-  double slowdownAt(double t) const {
+  double slowdownAt(double t) const { return worstAt(t, &BusyPeriod::slowdown); }
+  double siblingSlowdownAt(double t) const { return worstAt(t, &BusyPeriod::siblingSlowdown); }
+
+ private:
+  double worstAt(double t, double BusyPeriod::*factor) const {
     double slow = 1;
     for (const BusyPeriod& b : busy_) {
-      if (t >= b.from && t < b.to) slow = std::max(slow, b.slowdown);
+      if (t >= b.from && t < b.to) slow = std::max(slow, b.*factor);
     }
     return slow;
   }
-
- private:
   // The cumulative share-weighted time up to now.
   double integral(double BusyPeriod::*share) const {
     double total = 0;
@@ -155,6 +161,54 @@ TEST(Contention, ASlowProbeMarksTheRunAgainstItsQuietestProbe) {
   EXPECT_TRUE(report.disturbed());
   EXPECT_NE(report.summary().find("probe ran up to 25 % slower"), std::string::npos)
       << report.summary();
+}
+
+TEST(Contention, ASiblingBusyForTheWholeRunShowsOnlyAgainstARememberedQuietRun) {
+  // The loads run 20 % slower from the first probe to the last: the run's quickest probe is
+  // as slow as the others, so only an earlier quiet run's loads ÷ chain (500 / 1000) tells.
+  const std::vector<BusyPeriod> sibling = {{0, 1000, 0, 0, 1, 1.2}};
+  SyntheticMachine alone(sibling);
+  ContentionMonitor unaware(alone, {});
+  unaware.beginPhase("search");
+  EXPECT_FALSE(measureFor(unaware, alone, 1));
+  const ContentionReport blind = unaware.finish();
+  EXPECT_FALSE(blind.disturbed()) << blind.summary();
+  EXPECT_NEAR(blind.quietestLoadsPerChain, 0.6, 1e-9);  // what this run would remember
+  EXPECT_EQ(blind.referenceLoadsPerChain, 0);
+
+  SyntheticMachine machine(sibling);
+  ContentionSettings remembered;
+  remembered.quietLoadsPerChain = 0.5;
+  ContentionMonitor monitor(machine, remembered);
+  monitor.beginPhase("search");
+  EXPECT_FALSE(measureFor(monitor, machine, 1));  // no run-queue wait, no steal
+  const ContentionReport report = monitor.finish();
+  EXPECT_NEAR(report.probes.back().slowdown, 1.2, 1e-9);
+  EXPECT_NEAR(report.loadSlowdownAgainstReference(), 1.2, 1e-9);
+  EXPECT_TRUE(report.disturbed());
+  EXPECT_NE(report.summary().find("its loads 20 % slower than on this CPU's quietest earlier run"),
+            std::string::npos)
+      << report.summary();
+
+  // A clock 25 % slower all along (throttling, another frequency) moves the chain with the
+  // loads: their ratio stays the quiet one.
+  SyntheticMachine slowClock({{0, 1000, 0, 0, 1.25}});
+  ContentionMonitor clock(slowClock, remembered);
+  clock.beginPhase("search");
+  EXPECT_FALSE(clock.finish().disturbed());
+}
+
+TEST(Contention, WaitQuietWaitsForTheSiblingToLeave) {
+  SyntheticMachine machine({{0, 4, 0, 0, 1, 1.3}});
+  ContentionSettings settings = waitingUpTo(60);
+  settings.quietLoadsPerChain = 0.5;
+  ContentionMonitor monitor(machine, settings);
+  monitor.beginPhase("search");
+  EXPECT_GE(machine.now(), 4.0);
+  EXPECT_LT(machine.now(), 4.5);
+  const ContentionReport report = monitor.finish();
+  EXPECT_FALSE(report.gaveUp);
+  EXPECT_NEAR(report.quietestLoadsPerChain, 0.5, 1e-9);
 }
 
 TEST(Contention, WaitsUntilTheBusyStretchEnds) {

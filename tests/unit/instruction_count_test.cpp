@@ -297,7 +297,9 @@ TEST(InstructionCount, Block80LoopRunsLinuxsLoopFrom160Bytes) {
           loopSum += l[i].instructions;
           twinSum += t[i].instructions;
         }
-        if (len < 176) EXPECT_EQ(l[i + 80].instructions, l[i].instructions + 16) << len << " bytes";
+        if (len < 176) {
+          EXPECT_EQ(l[i + 80].instructions, l[i].instructions + 16) << len << " bytes";
+        }
       } else if (len >= 256) {
         EXPECT_EQ(l[i].instructions, t[i].instructions + 2) << len << " bytes";
         EXPECT_EQ(l[i].takenBranches, t[i].takenBranches) << len << " bytes";

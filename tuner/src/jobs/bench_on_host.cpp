@@ -16,6 +16,7 @@
 #include "measure/instruction_count.hpp"
 #include "measure/kernel_source.hpp"
 #include "measure/placement.hpp"
+#include "measure/quiet_reference.hpp"
 #include "measure/shared_addresses.hpp"
 #include "measure/timed_kernels.hpp"
 #include "measure/timer.hpp"
@@ -326,7 +327,10 @@ BenchReport benchOnHost(const HostBenchRequest& request, const HostBenchHooks& h
   // Contention, watched as tune watches it: probes before and after, a window around every
   // round (run-queue wait, steal); the verdict goes into every format.
   HostContentionSource contentionSource(cpu, *timer, linuxV68Baseline().fn);
-  ContentionMonitor monitor(contentionSource, ContentionSettings{});
+  const std::string quietReference = quietReferencePath(cpuKey(setup.cpu));
+  ContentionSettings contention;
+  contention.quietLoadsPerChain = readQuietReference(quietReference);
+  ContentionMonitor monitor(contentionSource, contention);
   WatchedRounds rounds(monitor);
   config.gate = &rounds;
   monitor.beginPhase("bench");
@@ -335,6 +339,7 @@ BenchReport benchOnHost(const HostBenchRequest& request, const HostBenchHooks& h
                                       if (hooks.progress) hooks.progress(done, total);
                                     });
   setup.contention = monitor.finish();
+  rememberQuietReference(quietReference, setup.contention->quietestLoadsPerChain);
   // The first row is what the others are compared with: linux-v6.8 when the baselines run
   // (plain C comes first in the table), else the first kernel given.
   std::optional<std::string> baseline;

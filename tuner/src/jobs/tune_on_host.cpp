@@ -18,6 +18,7 @@
 #include "measure/host_contention.hpp"
 #include "measure/kernel_source.hpp"
 #include "measure/placement.hpp"
+#include "measure/quiet_reference.hpp"
 #include "measure/shared_addresses.hpp"
 #include "measure/timed_kernels.hpp"
 #include "measure/timer.hpp"
@@ -243,6 +244,8 @@ HostTuneOutcome tuneOnHost(const HostTuneRequest& request, const HostTuneHooks& 
   HostContentionSource contentionSource(cpu, *timer,
                                         baseline.fn ? baseline.fn : linuxV68Baseline().fn);
   outcome.contention.waitLimitSeconds = request.waitQuietSeconds;
+  const std::string quietReference = quietReferencePath(run.cpuKey);
+  outcome.contention.quietLoadsPerChain = readQuietReference(quietReference);
   ContentionMonitor monitor(contentionSource, outcome.contention);
   monitor.setInterruptFlag(hooks.interrupted);
   run.waitQuietSeconds = request.waitQuietSeconds;
@@ -278,6 +281,7 @@ HostTuneOutcome tuneOnHost(const HostTuneRequest& request, const HostTuneHooks& 
   if (!settings.earlier.empty())
     say(hooks, fmt::format("resuming with {} earlier evaluations", settings.earlier.size()));
   tune(run, measurer, settings);
+  rememberQuietReference(quietReference, run.contention.quietestLoadsPerChain);
   for (const std::string& note : writeRunFolder(run, folder)) say(hooks, "note: " + note);
   outcome.wholeSeconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

@@ -6,10 +6,27 @@
 #include <fmt/format.h>
 
 namespace csumtune::tuner {
+namespace {
+
+constexpr const char* kWarmUp = "warm-up";
+
+}  // namespace
+
+double loadsPerChain(const ProbeFigures& f) {
+  return f.loads > 0 && f.chain > 0 ? f.loads / f.chain : 0;
+}
 
 double ContentionReport::probeSlowdown() const {
   double worst = 1;
   for (const ProbeRecord& p : probes) worst = std::max(worst, p.slowdown);
+  return worst;
+}
+
+double ContentionReport::loadSlowdownAgainstReference() const {
+  double worst = 1;
+  if (referenceLoadsPerChain <= 0) return worst;
+  for (const ProbeRecord& p : probes)
+    worst = std::max(worst, loadsPerChain(p.figures) / referenceLoadsPerChain);
   return worst;
 }
 
@@ -42,6 +59,11 @@ std::string ContentionReport::summary(const ContentionSettings& settings) const 
     if (!others.empty()) text += " (" + others + ")";
     if (probeSlowdown() > 1 + settings.probeTolerance)
       text += fmt::format("; the probe ran up to {:.0f} % slower", 100 * (probeSlowdown() - 1));
+    if (const double loads = loadSlowdownAgainstReference(); loads > 1 + settings.probeTolerance)
+      text += fmt::format(
+          " (its loads {:.0f} % slower than on this CPU's quietest earlier run: a "
+          "busy core sibling)",
+          100 * (loads - 1));
     text += ": the winner may differ in a quiet period";
   } else {
     text = fmt::format("the machine was quiet ({:.0f} % of the search's measuring time disturbed",
@@ -59,6 +81,7 @@ ContentionMonitor::ContentionMonitor(ContentionSource& source, ContentionSetting
     : source_(source), settings_(settings) {
   report_.waitLimitSeconds = settings.waitLimitSeconds;
   report_.unavailable = source.unavailable();
+  report_.referenceLoadsPerChain = settings.quietLoadsPerChain;
 }
 
 ContentionMonitor::Shares ContentionMonitor::sharesSince(const SchedReading& start,
@@ -133,21 +156,25 @@ bool ContentionMonitor::probeQuiet(const std::string& at, bool record) {
     const ProbeFigures f = source_.probe();
     if (first || f.chain < best.chain) best.chain = f.chain;
     if (first || f.baseline < best.baseline) best.baseline = f.baseline;
+    if (first || f.loads < best.loads) best.loads = f.loads;
     first = false;
     now = source_.read();
   } while (now.wall - start.wall < settings_.probeWindowSeconds);
   const Shares s = sharesSince(start, now);
-  double slowdown = 1;
-  if (haveQuietest_) {
-    if (quietest_.chain > 0) slowdown = std::max(slowdown, best.chain / quietest_.chain);
-    if (quietest_.baseline > 0) slowdown = std::max(slowdown, best.baseline / quietest_.baseline);
-  }
+  const double slowdown = slowdownOf(best);
   // The quietest probe of the run is the core's quiet speed (a run that starts busy learns
   // it when the machine quiets down).
   if (!haveQuietest_) quietest_ = best;
   quietest_.chain = std::min(quietest_.chain, best.chain);
   quietest_.baseline = std::min(quietest_.baseline, best.baseline);
+  quietest_.loads = std::min(quietest_.loads, best.loads);
   haveQuietest_ = true;
+  // The warm-up's window may mix a slow clock in one part with a fast one in another.
+  const double ratio = at == kWarmUp ? 0 : loadsPerChain(best);
+  if (ratio > 0) {
+    double& quickest = report_.quietestLoadsPerChain;
+    quickest = quickest > 0 ? std::min(quickest, ratio) : ratio;
+  }
   if (record) report_.probes.push_back({at, best, s.wait, s.steal, slowdown});
   return !busy(s) && slowdown <= 1 + settings_.probeTolerance;
 }
@@ -155,7 +182,7 @@ bool ContentionMonitor::probeQuiet(const std::string& at, bool record) {
 void ContentionMonitor::beginPhase(const std::string& name) {
   // The first probe of a run warms up (code and buffer not yet in cache, the core's clock
   // still rising: it measures slow); it is not recorded.
-  if (report_.probes.empty()) probeQuiet("warm-up", false);
+  if (report_.probes.empty()) probeQuiet(kWarmUp, false);
   const bool quiet = probeQuiet("before " + name);
   report_.phases.push_back({name});
   // --wait-quiet: a phase starts in a quiet stretch.
@@ -184,11 +211,24 @@ bool ContentionMonitor::waitUntilQuiet() {
 ContentionReport ContentionMonitor::finish() {
   probeQuiet("at the end");
   // Slowdowns against the quietest probe of the whole run (the early probes did not know it).
-  for (ProbeRecord& p : report_.probes) {
-    p.slowdown = std::max({1.0, quietest_.chain > 0 ? p.figures.chain / quietest_.chain : 1.0,
-                           quietest_.baseline > 0 ? p.figures.baseline / quietest_.baseline : 1.0});
-  }
+  for (ProbeRecord& p : report_.probes) p.slowdown = slowdownOf(p.figures);
   return report_;
+}
+
+double ContentionMonitor::slowdownOf(const ProbeFigures& f) const {
+  double slowdown = 1;
+  if (haveQuietest_) {
+    auto against = [&](double figure, double quiet) {
+      if (quiet > 0) slowdown = std::max(slowdown, figure / quiet);
+    };
+    against(f.chain, quietest_.chain);
+    against(f.baseline, quietest_.baseline);
+    against(f.loads, quietest_.loads);
+  }
+  const double ratio = loadsPerChain(f);
+  if (settings_.quietLoadsPerChain > 0 && ratio > 0)
+    slowdown = std::max(slowdown, ratio / settings_.quietLoadsPerChain);
+  return slowdown;
 }
 
 }  // namespace csumtune::tuner

@@ -6,8 +6,14 @@
 //  * steal (the hypervisor ran another guest on our vCPU): the share of the window the
 //    measuring CPU's steal counter grew (/proc/stat);
 //  * a slower core (an SMT sibling sharing its execution units, throttling): a short fixed
-//    probe — a dependent add chain and the baseline kernel — and the noise guard's verdict
-//    on the baseline measured beside every candidate.
+//    probe — a dependent add chain, the baseline kernel and a loop of plain loads — and the
+//    noise guard's verdict on the baseline measured beside every candidate.
+// The probe's parts are judged against the run's quickest probe, which cannot see a sibling
+// that stays busy from the first probe to the last. The loads' time over the chain's does:
+// the chain runs at one add a cycle whatever shares the core, the loads at the load ports'
+// rate, which a busy sibling takes a share of, and clock speed cancels out of the ratio. A
+// ratio remembered from a quiet earlier run on this CPU (measure/quiet_reference.hpp) is
+// the absolute yardstick.
 // The monitor is pure logic over a ContentionSource, so the detector and the waiting are
 // tested on a synthetic clock with injected busy periods; HostContentionSource reads the
 // host (measure/host_contention.hpp).
@@ -31,7 +37,12 @@ struct SchedReading {
 struct ProbeFigures {
   double chain = 0;     // a fixed dependent add chain
   double baseline = 0;  // the baseline kernel on one fixed buffer
+  double loads = 0;     // a fixed loop of independent loads from one hot buffer (0: none)
 };
+
+// The loads' time over the chain's: this CPU's load-port speed in core cycles (lower is
+// faster), the same at any clock; 0 when the probe has no loads.
+double loadsPerChain(const ProbeFigures& f);
 
 class ContentionSource {
  public:
@@ -50,6 +61,9 @@ struct ContentionSettings {
   double probeWindowSeconds = 0.03;  // a probe runs this long (spans scheduler slices)
   double pauseSeconds = 0.25;        // sleep between probes while busy
   double disturbedShare = 0.10;      // a phase this disturbed makes the run "disturbed"
+  // loadsPerChain of a quiet earlier run on this CPU (0: none known): a probe slower than it
+  // by more than probeTolerance is busy even when the whole run is.
+  double quietLoadsPerChain = 0;
 };
 
 // One probe: its figures, the scheduler window it ran in, and where in the run it was taken.
@@ -57,7 +71,8 @@ struct ProbeRecord {
   std::string at;  // "before search", "after finalists", ...
   ProbeFigures figures;
   double waitShare = 0, stealShare = 0;
-  double slowdown = 1;  // against the run's quietest probe (filled in by the monitor)
+  // Against the run's quietest probe and the remembered quiet ratio (filled in by the monitor).
+  double slowdown = 1;
 };
 
 // A phase of a run (search, guard, finalists, sweep): its kept measurements, how many of them
@@ -84,9 +99,13 @@ struct ContentionReport {
   std::vector<ProbeRecord> probes;
   double waitLimitSeconds = 0;  // 0: --wait-quiet was off
   double waitedSeconds = 0;
-  bool gaveUp = false;           // the wait limit ran out while the machine was still busy
-  std::string unavailable;       // signals this host cannot give
-  double probeSlowdown() const;  // the largest probe slowdown
+  bool gaveUp = false;                // the wait limit ran out while the machine was still busy
+  std::string unavailable;            // signals this host cannot give
+  double referenceLoadsPerChain = 0;  // the remembered quiet ratio the probes were judged by
+  double quietestLoadsPerChain = 0;   // this run's quickest ratio (0: no probe had loads)
+  double probeSlowdown() const;       // the largest probe slowdown
+  // The largest loads per chain of a probe over the remembered quiet ratio (1 without one).
+  double loadSlowdownAgainstReference() const;
   const PhaseContention* phase(const std::string& name) const;
   // Busy enough that the winner may differ in a quiet period: a phase with at least
   // `disturbedShare` of its measuring time disturbed, or a probe beyond the tolerance.
@@ -147,6 +166,9 @@ class ContentionMonitor {
   bool probeQuiet(const std::string& at, bool record = true);
   PhaseContention& current();
   void addWindow(const Shares& s);
+  // How much slower than quiet `f` ran: its slowest part against the run's quietest probe,
+  // and its loads per chain against the remembered quiet ratio.
+  double slowdownOf(const ProbeFigures& f) const;
 
   ContentionSource& source_;
   ContentionSettings settings_;

@@ -1,6 +1,6 @@
 // The host's contention signals: this thread's run-queue wait (/proc/thread-self/schedstat),
-// the measuring CPU's steal time (/proc/stat), and the probe — a fixed dependent add chain
-// and the baseline kernel on one hot buffer, timed with the run's timer.
+// the measuring CPU's steal time (/proc/stat), and the probe — a fixed dependent add chain,
+// the baseline kernel on one hot buffer and a loop of plain loads, timed with the run's timer.
 #pragma once
 
 #include <cstdint>
@@ -22,10 +22,13 @@ class HostContentionSource : public ContentionSource {
   std::string unavailable() const override { return unavailable_; }
 
  private:
+  double timeLoads();
+
   int cpu_;
   Timer& timer_;
   KernelFn baseline_;
   std::vector<std::uint8_t> buffer_;
+  std::vector<std::uint8_t> loadsBuffer_;
   double ticksPerSecondOfSteal_;
   std::string unavailable_;
 };

@@ -146,6 +146,8 @@ json contentionJson(const ContentionReport& c) {
     probes.push_back({{"at", p.at},
                       {"chain", p.figures.chain},
                       {"reference", p.figures.baseline},
+                      {"loads", p.figures.loads},
+                      {"loads_per_chain", loadsPerChain(p.figures)},
                       {"run_queue_wait_share", p.waitShare},
                       {"steal_share", p.stealShare},
                       {"slowdown", p.slowdown}});
@@ -153,6 +155,8 @@ json contentionJson(const ContentionReport& c) {
   return {{"phases", phases},
           {"probes", probes},
           {"probe_slowdown", c.probeSlowdown()},
+          {"quiet_loads_per_chain_remembered", c.referenceLoadsPerChain},
+          {"quietest_loads_per_chain", c.quietestLoadsPerChain},
           {"wait_quiet_limit_seconds", c.waitLimitSeconds},
           {"waited_seconds", c.waitedSeconds},
           {"wait_limit_ran_out", c.gaveUp},

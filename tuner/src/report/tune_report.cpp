@@ -159,9 +159,11 @@ std::string contentionSection(const ContentionReport& c) {
       "<details><summary>Contention by phase</summary>\n\n"
       "A measurement is disturbed when the baseline beside it ran slower than usual (noise "
       "guard), or the scheduler kept the tuner waiting (another task on the measuring CPU) or "
-      "the hypervisor stole more than 5 % of it. The probe (a dependent add chain and the "
-      "reference on one hot buffer) is timed between phases; its slowdown is against the "
-      "quickest probe of the run.\n\n"
+      "the hypervisor stole more than 5 % of it. The probe (a dependent add chain, the "
+      "reference on one hot buffer and a loop of plain loads) is timed between phases; its "
+      "slowdown is against the quickest probe of the run and, for the loads' time over the "
+      "chain's, against the quickest any earlier run on this CPU measured (a core sibling "
+      "busy for the whole run slows the loads, not the chain).\n\n"
       "| phase | measurements kept | disturbed (share of the time) | measured again | rounds "
       "measured again | "
       "run-queue wait | steal | waited |\n|---|---:|---:|---:|---:|---:|---:|---:|\n";
@@ -171,10 +173,19 @@ std::string contentionSection(const ContentionReport& c) {
                     p.name, p.measurements, p.disturbed, 100 * p.disturbedShare(), p.measuredAgain,
                     p.roundsDiscarded, 100 * p.waitShare, 100 * p.stealShare, p.waitedSeconds);
   }
-  md += "\n| probe | chain | reference | run-queue wait | slowdown |\n|---|---:|---:|---:|---:|\n";
+  md +=
+      "\n| probe | chain | reference | loads | loads ÷ chain | run-queue wait | slowdown "
+      "|\n|---|---:|---:|---:|---:|---:|---:|\n";
   for (const ProbeRecord& p : c.probes) {
-    md += fmt::format("| {} | {:.0f} | {:.0f} | {:.1f} % | {:.3f} |\n", p.at, p.figures.chain,
-                      p.figures.baseline, 100 * p.waitShare, p.slowdown);
+    md += fmt::format("| {} | {:.0f} | {:.0f} | {:.0f} | {:.4f} | {:.1f} % | {:.3f} |\n", p.at,
+                      p.figures.chain, p.figures.baseline, p.figures.loads,
+                      loadsPerChain(p.figures), 100 * p.waitShare, p.slowdown);
+  }
+  if (c.referenceLoadsPerChain > 0) {
+    md += fmt::format("\nLoads ÷ chain on this CPU's quietest earlier run: {:.4f}.\n",
+                      c.referenceLoadsPerChain);
+  } else {
+    md += "\nNo earlier run on this CPU left a quiet loads ÷ chain to judge this one by.\n";
   }
   if (!c.unavailable.empty()) md += "\nNot measured here: " + c.unavailable + ".\n";
   md += "\n</details>\n\n";
