@@ -53,7 +53,12 @@ check "busy: run-queue wait recorded for the search" contention \
 check "busy: report.md says so at the top" contains "$(head -3 "$work/busy/report.md")" "**Machine: the machine was busy"
 check "busy: show says so" contains "$("$CSUMTUNE" show "$work/busy/results.json")" "machine      the machine was busy"
 
+# Parts 2-4 each start without a remembered quiet probe: what part 1 left must not decide
+# whether they wait (part 5 checks the remembering).
+first_cache=$CSUMTUNE_CACHE_DIR
+
 # 2. A load for the first 6 seconds; --wait-quiet waits it out.
+export CSUMTUNE_CACHE_DIR=$work/cache-wait
 load 6
 start=$(date +%s)
 out=$("$CSUMTUNE" "${tiny[@]}" --out "$work/wait" --quiet --wait-quiet=120 2>&1)
@@ -72,6 +77,7 @@ check "wait: it waited for the load, the search shared its CPU with nothing, wit
 check "wait: lasted past the load (ended after $((end - start)) s)" test $((end - start)) -ge 6
 
 # 3. The load outlasts the limit: the run goes on and says so.
+export CSUMTUNE_CACHE_DIR=$work/cache-limit
 load 0
 out=$("$CSUMTUNE" "${tiny[@]}" --out "$work/limit" --quiet --wait-quiet=2 2>&1)
 kill "${loads[-1]}"
@@ -80,6 +86,7 @@ check "limit: recorded" contention "c['wait_limit_ran_out'] and c['disturbed']" 
 
 # 3b. The time limit runs out while waiting, before anything was measured: nothing was wrong,
 # so not "no correct candidate" (exit 1) but a message that says what happened (exit 2).
+export CSUMTUNE_CACHE_DIR=$work/cache-nothing
 load 0
 out=$("$CSUMTUNE" "${tiny[@]}" --out "$work/nothing" --quiet --wait-quiet=5 --time 3 2>&1)
 status=$?
@@ -88,6 +95,7 @@ check "time out while waiting: exit 2 (status $status)" test "$status" -eq 2
 check "time out while waiting: says nothing was measured" contains "$out" "no candidate was measured"
 
 # 4. Ctrl-C while waiting.
+export CSUMTUNE_CACHE_DIR=$work/cache-int
 load 0
 "$CSUMTUNE" "${tiny[@]}" --out "$work/int" --quiet --wait-quiet=600 >/dev/null 2>&1 &
 pid=$!
@@ -101,23 +109,45 @@ kill "${loads[-1]}"
 check "interrupt: exit 130 (status $status)" test "$status" -eq 130
 check "interrupt: stopped waiting at once (in $((end - start)) s)" test $((end - start)) -le 3
 
-# 5. The remembered quiet probe. Run 1 left one (its loads ÷ chain is no slower for a task
-# time-sliced with it); an impossibly quick one makes every probe slow against it.
-reference=$(ls "$CSUMTUNE_CACHE_DIR"/quiet-probe-v1-*.txt 2>/dev/null | head -1)
-check "reference: a run remembers its quickest loads ÷ chain" \
-  grep -qE '^loads_per_chain [0-9]+\.[0-9]+$' "${reference:-/nonexistent}"
-check "reference: results.json says what it measured" contention \
-  "c['quietest_loads_per_chain'] > 0 and c['probes'][0]['loads'] > 0" "$work/busy/results.json"
-if [[ -n $reference ]]; then
-  echo "loads_per_chain 0.000001" >"$reference"
-  out=$("$CSUMTUNE" "${tiny[@]}" --out "$work/sibling" --quiet 2>&1)
-  check "reference: a run far slower than it is busy" contains "$out" \
-    "slower than on this CPU's quietest earlier run: a busy core sibling"
-  check "reference: only ever lowered" grep -qx 'loads_per_chain 0.000001' "$reference"
-  printf 'loads_per_chain \x00\xff garbage\n' >"$reference"
-  out=$("$CSUMTUNE" "${tiny[@]}" --out "$work/garbled" --quiet 2>&1)
-  status=$?
-  check "reference: a garbled file is no failure (status $status)" test "$status" -eq 0
-  check "reference: and is replaced" grep -qE '^loads_per_chain [0-9]+\.[0-9]+$' "$reference"
+# 5. The remembered quiet probe. Run 1 was time-sliced at every probe: it leaves nothing to
+# remember. A quiet run remembers its quickest loads ÷ chain (when other tests keep the CPU
+# busy at every probe it has none, and then must leave the file alone: both are checked).
+# A remembered figure quicker than this CPU can run (but not below four load ports) makes
+# every probe slow against it.
+export CSUMTUNE_CACHE_DIR=$first_cache
+check "reference: a run busy at every probe remembers nothing" contention \
+  "c['quietest_loads_per_chain'] == 0 and c['probes'][0]['loads'] > 0" "$work/busy/results.json"
+check "reference: nor writes a file" test -z "$(ls "$CSUMTUNE_CACHE_DIR" 2>/dev/null)"
+# remembered RESULTS.JSON FILE: FILE holds the run's quickest quiet figure, or (none) is absent.
+remembered() {
+  python3 - "$1" "$2" <<'PY'
+import json, os, sys
+q = json.load(open(sys.argv[1]))["contention"]["quietest_loads_per_chain"]
+path = sys.argv[2]
+if q == 0:
+    assert not os.path.exists(path), "a run with no quiet probe wrote " + path
+else:
+    name, value = open(path).read().split()
+    assert name == "loads_per_chain" and abs(float(value) - q) < 1e-5, (value, q)
+PY
+}
+out=$("$CSUMTUNE" "${tiny[@]}" --out "$work/quiet" --quiet 2>&1)
+reference=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['contention']['quiet_reference_file'])" "$work/quiet/results.json")
+check "reference: named in results.json, under CSUMTUNE_CACHE_DIR" contains "$reference" "$CSUMTUNE_CACHE_DIR/quiet-probe-v1-"
+check "reference: a quiet run remembers its quickest loads ÷ chain" remembered "$work/quiet/results.json" "$reference"
+mkdir -p "$CSUMTUNE_CACHE_DIR"
+echo "loads_per_chain 0.460000" >"$reference"
+out=$("$CSUMTUNE" "${tiny[@]}" --out "$work/sibling" --quiet 2>&1)
+check "reference: a run far slower than it is busy" contains "$out" \
+  "slower than on this CPU's quietest earlier run (a busy core sibling; remembered in $reference)"
+check "reference: only ever lowered" grep -qx 'loads_per_chain 0.460000' "$reference"
+printf 'loads_per_chain \x00\xff garbage\n' >"$reference"
+out=$("$CSUMTUNE" "${tiny[@]}" --out "$work/garbled" --quiet 2>&1)
+status=$?
+check "reference: a garbled file is no failure (status $status)" test "$status" -eq 0
+check "reference: not judged by it" contention "c['quiet_loads_per_chain_remembered'] == 0" \
+  "$work/garbled/results.json"
+if python3 -c "import json,sys; sys.exit(json.load(open(sys.argv[1]))['contention']['quietest_loads_per_chain'] == 0)" "$work/garbled/results.json"; then
+  check "reference: a garbled file is replaced by what the run measured" remembered "$work/garbled/results.json" "$reference"
 fi
 finish

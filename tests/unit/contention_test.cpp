@@ -179,16 +179,27 @@ TEST(Contention, ASiblingBusyForTheWholeRunShowsOnlyAgainstARememberedQuietRun) 
   SyntheticMachine machine(sibling);
   ContentionSettings remembered;
   remembered.quietLoadsPerChain = 0.5;
+  remembered.quietReferenceFile = "/cache/q.txt";
   ContentionMonitor monitor(machine, remembered);
   monitor.beginPhase("search");
   EXPECT_FALSE(measureFor(monitor, machine, 1));  // no run-queue wait, no steal
   const ContentionReport report = monitor.finish();
-  EXPECT_NEAR(report.probes.back().slowdown, 1.2, 1e-9);
+  EXPECT_NEAR(report.probes.back().slowdown, 1.0, 1e-9);  // the chain and baseline: unmoved
+  EXPECT_NEAR(report.probes.back().loadSlowdown, 1.2, 1e-9);
   EXPECT_NEAR(report.loadSlowdownAgainstReference(), 1.2, 1e-9);
   EXPECT_TRUE(report.disturbed());
-  EXPECT_NE(report.summary().find("its loads 20 % slower than on this CPU's quietest earlier run"),
+  EXPECT_NE(report.summary().find("the probe's loads ran 20 % slower than on this CPU's quietest "
+                                  "earlier run (a busy core sibling; remembered in /cache/q.txt)"),
             std::string::npos)
       << report.summary();
+  // A busy run leaves nothing quicker to remember than what it was judged by.
+  EXPECT_NEAR(report.quietestLoadsPerChain, 0.6, 1e-9);
+
+  // Within the sibling tolerance the loop's own jitter is not contention.
+  SyntheticMachine jitter({{0, 1000, 0, 0, 1, 1.08}});
+  ContentionMonitor lenient(jitter, remembered);
+  lenient.beginPhase("search");
+  EXPECT_FALSE(lenient.finish().disturbed());
 
   // A clock 25 % slower all along (throttling, another frequency) moves the chain with the
   // loads: their ratio stays the quiet one.
@@ -208,6 +219,20 @@ TEST(Contention, WaitQuietWaitsForTheSiblingToLeave) {
   EXPECT_LT(machine.now(), 4.5);
   const ContentionReport report = monitor.finish();
   EXPECT_FALSE(report.gaveUp);
+  EXPECT_NEAR(report.quietestLoadsPerChain, 0.5, 1e-9);
+}
+
+TEST(Contention, OnlyQuietProbesWithTheChainAtItsQuickestAreRemembered) {
+  // Time-sliced before the search (its probe waited on the run queue), a sibling that slowed
+  // the chain more than the loads before the finalists: neither leaves its ratio.
+  SyntheticMachine machine({{0, 1, 0.5, 0, 1, 0.8}, {3, 4, 0, 0, 1.3, 0.77}});
+  ContentionMonitor monitor(machine, {});
+  monitor.beginPhase("search");  // t = 0: time-sliced, loads ÷ chain 0.4
+  machine.spend(3);
+  monitor.beginPhase("finalists");  // t = 3: the chain 30 % slow, loads ÷ chain 0.385
+  machine.spend(2);
+  const ContentionReport report = monitor.finish();  // t = 5: quiet, 0.5
+  ASSERT_EQ(report.probes.size(), 3u);
   EXPECT_NEAR(report.quietestLoadsPerChain, 0.5, 1e-9);
 }
 

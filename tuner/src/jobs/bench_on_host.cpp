@@ -330,6 +330,7 @@ BenchReport benchOnHost(const HostBenchRequest& request, const HostBenchHooks& h
   const std::string quietReference = quietReferencePath(cpuKey(setup.cpu));
   ContentionSettings contention;
   contention.quietLoadsPerChain = readQuietReference(quietReference);
+  contention.quietReferenceFile = quietReference;
   ContentionMonitor monitor(contentionSource, contention);
   WatchedRounds rounds(monitor);
   config.gate = &rounds;

@@ -246,6 +246,7 @@ HostTuneOutcome tuneOnHost(const HostTuneRequest& request, const HostTuneHooks& 
   outcome.contention.waitLimitSeconds = request.waitQuietSeconds;
   const std::string quietReference = quietReferencePath(run.cpuKey);
   outcome.contention.quietLoadsPerChain = readQuietReference(quietReference);
+  outcome.contention.quietReferenceFile = quietReference;
   ContentionMonitor monitor(contentionSource, outcome.contention);
   monitor.setInterruptFlag(hooks.interrupted);
   run.waitQuietSeconds = request.waitQuietSeconds;

@@ -6,12 +6,6 @@
 #include <fmt/format.h>
 
 namespace csumtune::tuner {
-namespace {
-
-constexpr const char* kWarmUp = "warm-up";
-
-}  // namespace
-
 double loadsPerChain(const ProbeFigures& f) {
   return f.loads > 0 && f.chain > 0 ? f.loads / f.chain : 0;
 }
@@ -25,8 +19,7 @@ double ContentionReport::probeSlowdown() const {
 double ContentionReport::loadSlowdownAgainstReference() const {
   double worst = 1;
   if (referenceLoadsPerChain <= 0) return worst;
-  for (const ProbeRecord& p : probes)
-    worst = std::max(worst, loadsPerChain(p.figures) / referenceLoadsPerChain);
+  for (const ProbeRecord& p : probes) worst = std::max(worst, p.loadSlowdown);
   return worst;
 }
 
@@ -41,7 +34,8 @@ bool ContentionReport::disturbed(const ContentionSettings& settings) const {
   for (const PhaseContention& p : phases) {
     if (p.measurements > 0 && p.disturbedShare() >= settings.disturbedShare) return true;
   }
-  return probeSlowdown() > 1 + settings.probeTolerance;
+  return probeSlowdown() > 1 + settings.probeTolerance ||
+         loadSlowdownAgainstReference() > 1 + settings.siblingTolerance;
 }
 
 std::string ContentionReport::summary(const ContentionSettings& settings) const {
@@ -59,11 +53,11 @@ std::string ContentionReport::summary(const ContentionSettings& settings) const 
     if (!others.empty()) text += " (" + others + ")";
     if (probeSlowdown() > 1 + settings.probeTolerance)
       text += fmt::format("; the probe ran up to {:.0f} % slower", 100 * (probeSlowdown() - 1));
-    if (const double loads = loadSlowdownAgainstReference(); loads > 1 + settings.probeTolerance)
+    if (const double loads = loadSlowdownAgainstReference(); loads > 1 + settings.siblingTolerance)
       text += fmt::format(
-          " (its loads {:.0f} % slower than on this CPU's quietest earlier run: a "
-          "busy core sibling)",
-          100 * (loads - 1));
+          "; the probe's loads ran {:.0f} % slower than on this CPU's quietest "
+          "earlier run (a busy core sibling; remembered in {})",
+          100 * (loads - 1), referenceFile);
     text += ": the winner may differ in a quiet period";
   } else {
     text = fmt::format("the machine was quiet ({:.0f} % of the search's measuring time disturbed",
@@ -82,6 +76,7 @@ ContentionMonitor::ContentionMonitor(ContentionSource& source, ContentionSetting
   report_.waitLimitSeconds = settings.waitLimitSeconds;
   report_.unavailable = source.unavailable();
   report_.referenceLoadsPerChain = settings.quietLoadsPerChain;
+  report_.referenceFile = settings.quietReferenceFile;
 }
 
 ContentionMonitor::Shares ContentionMonitor::sharesSince(const SchedReading& start,
@@ -162,27 +157,22 @@ bool ContentionMonitor::probeQuiet(const std::string& at, bool record) {
   } while (now.wall - start.wall < settings_.probeWindowSeconds);
   const Shares s = sharesSince(start, now);
   const double slowdown = slowdownOf(best);
+  const double loadSlowdown = loadSlowdownOf(best);
   // The quietest probe of the run is the core's quiet speed (a run that starts busy learns
   // it when the machine quiets down).
   if (!haveQuietest_) quietest_ = best;
   quietest_.chain = std::min(quietest_.chain, best.chain);
   quietest_.baseline = std::min(quietest_.baseline, best.baseline);
-  quietest_.loads = std::min(quietest_.loads, best.loads);
   haveQuietest_ = true;
-  // The warm-up's window may mix a slow clock in one part with a fast one in another.
-  const double ratio = at == kWarmUp ? 0 : loadsPerChain(best);
-  if (ratio > 0) {
-    double& quickest = report_.quietestLoadsPerChain;
-    quickest = quickest > 0 ? std::min(quickest, ratio) : ratio;
-  }
-  if (record) report_.probes.push_back({at, best, s.wait, s.steal, slowdown});
-  return !busy(s) && slowdown <= 1 + settings_.probeTolerance;
+  if (record) report_.probes.push_back({at, best, s.wait, s.steal, slowdown, loadSlowdown});
+  return !busy(s) && slowdown <= 1 + settings_.probeTolerance &&
+         loadSlowdown <= 1 + settings_.siblingTolerance;
 }
 
 void ContentionMonitor::beginPhase(const std::string& name) {
   // The first probe of a run warms up (code and buffer not yet in cache, the core's clock
   // still rising: it measures slow); it is not recorded.
-  if (report_.probes.empty()) probeQuiet(kWarmUp, false);
+  if (report_.probes.empty()) probeQuiet("warm-up", false);
   const bool quiet = probeQuiet("before " + name);
   report_.phases.push_back({name});
   // --wait-quiet: a phase starts in a quiet stretch.
@@ -212,6 +202,17 @@ ContentionReport ContentionMonitor::finish() {
   probeQuiet("at the end");
   // Slowdowns against the quietest probe of the whole run (the early probes did not know it).
   for (ProbeRecord& p : report_.probes) p.slowdown = slowdownOf(p.figures);
+  // What the run leaves to remember: only probes of a quiet window whose chain ran at the
+  // run's quickest (a sibling that slows the chain more than the loads would leave a ratio
+  // quicker than quiet, and it would stay: the remembered ratio is only ever lowered).
+  for (const ProbeRecord& p : report_.probes) {
+    const double ratio = loadsPerChain(p.figures);
+    const bool quiet = !busy({1, p.waitShare, p.stealShare}) &&
+                       p.figures.chain <= (1 + settings_.probeTolerance) * quietest_.chain;
+    if (ratio <= 0 || !quiet) continue;
+    double& quickest = report_.quietestLoadsPerChain;
+    quickest = quickest > 0 ? std::min(quickest, ratio) : ratio;
+  }
   return report_;
 }
 
@@ -223,12 +224,14 @@ double ContentionMonitor::slowdownOf(const ProbeFigures& f) const {
     };
     against(f.chain, quietest_.chain);
     against(f.baseline, quietest_.baseline);
-    against(f.loads, quietest_.loads);
   }
-  const double ratio = loadsPerChain(f);
-  if (settings_.quietLoadsPerChain > 0 && ratio > 0)
-    slowdown = std::max(slowdown, ratio / settings_.quietLoadsPerChain);
   return slowdown;
+}
+
+double ContentionMonitor::loadSlowdownOf(const ProbeFigures& f) const {
+  const double ratio = loadsPerChain(f);
+  if (settings_.quietLoadsPerChain <= 0 || ratio <= 0) return 1;
+  return std::max(1.0, ratio / settings_.quietLoadsPerChain);
 }
 
 }  // namespace csumtune::tuner

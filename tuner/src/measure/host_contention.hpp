@@ -23,6 +23,7 @@ class HostContentionSource : public ContentionSource {
 
  private:
   double timeLoads();
+  double withoutTimer(std::uint64_t elapsed) const;
 
   int cpu_;
   Timer& timer_;

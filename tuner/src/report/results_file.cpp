@@ -150,12 +150,14 @@ json contentionJson(const ContentionReport& c) {
                       {"loads_per_chain", loadsPerChain(p.figures)},
                       {"run_queue_wait_share", p.waitShare},
                       {"steal_share", p.stealShare},
-                      {"slowdown", p.slowdown}});
+                      {"slowdown", p.slowdown},
+                      {"load_slowdown", p.loadSlowdown}});
   }
   return {{"phases", phases},
           {"probes", probes},
           {"probe_slowdown", c.probeSlowdown()},
           {"quiet_loads_per_chain_remembered", c.referenceLoadsPerChain},
+          {"quiet_reference_file", c.referenceFile},
           {"quietest_loads_per_chain", c.quietestLoadsPerChain},
           {"wait_quiet_limit_seconds", c.waitLimitSeconds},
           {"waited_seconds", c.waitedSeconds},

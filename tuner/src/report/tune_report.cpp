@@ -163,7 +163,7 @@ std::string contentionSection(const ContentionReport& c) {
       "reference on one hot buffer and a loop of plain loads) is timed between phases; its "
       "slowdown is against the quickest probe of the run and, for the loads' time over the "
       "chain's, against the quickest any earlier run on this CPU measured (a core sibling "
-      "busy for the whole run slows the loads, not the chain).\n\n"
+      "busy for the whole run slows the loads more than the chain; more than 10 % is busy).\n\n"
       "| phase | measurements kept | disturbed (share of the time) | measured again | rounds "
       "measured again | "
       "run-queue wait | steal | waited |\n|---|---:|---:|---:|---:|---:|---:|---:|\n";
@@ -174,16 +174,16 @@ std::string contentionSection(const ContentionReport& c) {
                     p.roundsDiscarded, 100 * p.waitShare, 100 * p.stealShare, p.waitedSeconds);
   }
   md +=
-      "\n| probe | chain | reference | loads | loads ÷ chain | run-queue wait | slowdown "
-      "|\n|---|---:|---:|---:|---:|---:|---:|\n";
+      "\n| probe | chain | reference | loads | loads ÷ chain | run-queue wait | slowdown | loads "
+      "÷ chain against the remembered |\n|---|---:|---:|---:|---:|---:|---:|---:|\n";
   for (const ProbeRecord& p : c.probes) {
-    md += fmt::format("| {} | {:.0f} | {:.0f} | {:.0f} | {:.4f} | {:.1f} % | {:.3f} |\n", p.at,
-                      p.figures.chain, p.figures.baseline, p.figures.loads,
-                      loadsPerChain(p.figures), 100 * p.waitShare, p.slowdown);
+    md += fmt::format("| {} | {:.0f} | {:.0f} | {:.0f} | {:.4f} | {:.1f} % | {:.3f} | {:.3f} |\n",
+                      p.at, p.figures.chain, p.figures.baseline, p.figures.loads,
+                      loadsPerChain(p.figures), 100 * p.waitShare, p.slowdown, p.loadSlowdown);
   }
   if (c.referenceLoadsPerChain > 0) {
-    md += fmt::format("\nLoads ÷ chain on this CPU's quietest earlier run: {:.4f}.\n",
-                      c.referenceLoadsPerChain);
+    md += fmt::format("\nLoads ÷ chain on this CPU's quietest earlier run: {:.4f} (`{}`).\n",
+                      c.referenceLoadsPerChain, c.referenceFile);
   } else {
     md += "\nNo earlier run on this CPU left a quiet loads ÷ chain to judge this one by.\n";
   }
