@@ -1,11 +1,17 @@
 // How close a kernel's long-buffer loop comes to this CPU's load ports: a probe loop of plain
-// `add r64, m64` into seven registers (no carries, no folds: fewer instructions a byte than any
+// loads into independent sums (no carries, no folds: fewer instructions a byte than any
 // checksum loop can have), 256 bytes an iteration, timed hot with the bench harness,
 // interleaved with the kernel at the same lengths (multiples of 256). Prints bytes per core
 // cycle of each and the kernel's share of the probe's speed with its 95 % interval: the
 // measured ceiling an issue's "or at 95 % of the load ports" is judged by.
 //
-//   build/tests/load_ceiling [--params P] [--repeat N]
+// --probe gpr (the default): `add r64, m64` into seven registers, for the general-purpose
+// families. --probe mov: plain `mov r64, m64` into four registers, nothing done with the
+// words: the load ports alone, a ceiling no summing loop can pass. --probe avx2:
+// `vpaddq ymm, ymm, m256` into eight registers, for the vector families on a CPU without
+// AVX-512 (a 32-byte load is the widest it has).
+//
+//   build/tests/load_ceiling [--params P] [--repeat N] [--probe gpr|mov|avx2]
 #include <asmjit/x86.h>
 
 #include <cstdio>
@@ -33,23 +39,52 @@ constexpr int kProbeBlock = 256;
 
 // rdi = buffer, esi = length (a multiple of kProbeBlock, at least one block). The sum it
 // returns is not a checksum: only its time counts.
-KernelFn buildProbe(asmjit::JitRuntime& runtime) {
+enum class ProbeKind { Gpr, Mov, Avx2 };
+
+KernelFn buildProbe(asmjit::JitRuntime& runtime, ProbeKind kind) {
   using namespace asmjit;
   using namespace asmjit::x86;
   CodeHolder code;
   code.init(runtime.environment());
   Assembler a(&code);
-  const Gp accumulators[] = {rax, rcx, rdx, r8, r9, r10, r11};
-  constexpr int kAccumulators = static_cast<int>(std::size(accumulators));
-  for (const Gp& acc : accumulators) a.xor_(acc.r32(), acc.r32());
   Label loop = a.newLabel();
-  a.bind(loop);
-  for (int word = 0; word < kProbeBlock / 8; ++word)
-    a.add(accumulators[word % kAccumulators], qword_ptr(rdi, 8 * word));
-  a.add(rdi, kProbeBlock);
-  a.sub(esi, kProbeBlock);
-  a.jnz(loop);
-  for (int i = 1; i < kAccumulators; ++i) a.add(rax, accumulators[i]);
+  if (kind == ProbeKind::Avx2) {
+    const Ymm accumulators[] = {ymm0, ymm1, ymm2, ymm3, ymm4, ymm5, ymm6, ymm7};
+    constexpr int kAccumulators = static_cast<int>(std::size(accumulators));
+    for (const Ymm& acc : accumulators) a.vpxor(acc, acc, acc);
+    a.bind(loop);
+    for (int lane = 0; lane < kProbeBlock / 32; ++lane) {
+      const Ymm& acc = accumulators[lane % kAccumulators];
+      a.vpaddq(acc, acc, ymmword_ptr(rdi, 32 * lane));
+    }
+    a.add(rdi, kProbeBlock);
+    a.sub(esi, kProbeBlock);
+    a.jnz(loop);
+    for (int i = 1; i < kAccumulators; ++i) a.vpaddq(ymm0, ymm0, accumulators[i]);
+    a.vmovq(rax, xmm0);
+    a.vzeroupper();
+  } else if (kind == ProbeKind::Mov) {
+    const Gp targets[] = {r8, r9, r10, r11};
+    constexpr int kTargets = static_cast<int>(std::size(targets));
+    a.bind(loop);
+    for (int word = 0; word < kProbeBlock / 8; ++word)
+      a.mov(targets[word % kTargets], qword_ptr(rdi, 8 * word));
+    a.add(rdi, kProbeBlock);
+    a.sub(esi, kProbeBlock);
+    a.jnz(loop);
+    a.mov(rax, r8);
+  } else {
+    const Gp accumulators[] = {rax, rcx, rdx, r8, r9, r10, r11};
+    constexpr int kAccumulators = static_cast<int>(std::size(accumulators));
+    for (const Gp& acc : accumulators) a.xor_(acc.r32(), acc.r32());
+    a.bind(loop);
+    for (int word = 0; word < kProbeBlock / 8; ++word)
+      a.add(accumulators[word % kAccumulators], qword_ptr(rdi, 8 * word));
+    a.add(rdi, kProbeBlock);
+    a.sub(esi, kProbeBlock);
+    a.jnz(loop);
+    for (int i = 1; i < kAccumulators; ++i) a.add(rax, accumulators[i]);
+  }
   a.ret();
   KernelFn fn = nullptr;
   if (runtime.add(&fn, &code) != kErrorOk) throw std::runtime_error("the probe did not assemble");
@@ -61,13 +96,30 @@ KernelFn buildProbe(asmjit::JitRuntime& runtime) {
 int main(int argc, char** argv) {
   std::string params = "carry=adc,chains=4,unroll=32";
   int repeat = 201;
-  if (argc % 2 == 0) {
-    std::fprintf(stderr, "usage: load_ceiling [--params P] [--repeat N]\n");
+  std::string probeKind = "gpr";
+  auto usage = [] {
+    std::fprintf(stderr, "usage: load_ceiling [--params P] [--repeat N] [--probe gpr|mov|avx2]\n");
     return 2;
-  }
+  };
+  if (argc % 2 == 0) return usage();
   for (int i = 1; i + 1 < argc; i += 2) {
-    if (std::strcmp(argv[i], "--params") == 0) params = argv[i + 1];
-    if (std::strcmp(argv[i], "--repeat") == 0) repeat = std::atoi(argv[i + 1]);
+    if (std::strcmp(argv[i], "--params") == 0) {
+      params = argv[i + 1];
+    } else if (std::strcmp(argv[i], "--repeat") == 0) {
+      repeat = std::atoi(argv[i + 1]);
+    } else if (std::strcmp(argv[i], "--probe") == 0) {
+      probeKind = argv[i + 1];
+    } else {
+      return usage();
+    }
+  }
+  if (probeKind != "gpr" && probeKind != "mov" && probeKind != "avx2") return usage();
+  const ProbeKind kind = probeKind == "avx2"  ? ProbeKind::Avx2
+                         : probeKind == "mov" ? ProbeKind::Mov
+                                              : ProbeKind::Gpr;
+  if (kind == ProbeKind::Avx2 && !hostHas(gen::CpuFeature::Avx2)) {
+    std::fprintf(stderr, "load_ceiling: --probe avx2 needs AVX2, which this CPU lacks\n");
+    return 2;
   }
   if (repeat < 1) {
     std::fprintf(stderr, "load_ceiling: --repeat takes a count of at least 1\n");
@@ -90,7 +142,7 @@ int main(int argc, char** argv) {
   const tuner::ClockRates clock = tuner::measureClockRates(*timer);
   tuner::Workload workload({}, 65536);
   asmjit::JitRuntime runtime;
-  const KernelFn probe = buildProbe(runtime);
+  const KernelFn probe = buildProbe(runtime, kind);
   const Kernel kernel = Jit::compile(std::string_view(params));
   tuner::MeasureConfig config;
   config.sizes = {1536, 4096, 8960, 16384};
@@ -99,8 +151,9 @@ int main(int argc, char** argv) {
       tuner::measureInterleaved({{"probe", "", tuner::TimedKind::Jit, probe},
                                  {"kernel", "", tuner::TimedKind::Jit, kernel.fn()}},
                                 config, *timer, workload);
-  std::printf("%s (hot; %.3f core cycles per %s, core %.2f GHz)\n", kernel.canonical().c_str(),
-              clock.cyclesPerUnit, timer->unit().c_str(), clock.coreHz() / 1e9);
+  std::printf("%s against the %s probe (hot; %.3f core cycles per %s, core %.2f GHz)\n",
+              kernel.canonical().c_str(), probeKind.c_str(), clock.cyclesPerUnit,
+              timer->unit().c_str(), clock.coreHz() / 1e9);
   std::printf("%8s %14s %14s %s\n", "bytes", "probe B/cycle", "kernel B/cycle",
               "kernel speed / probe speed [95% CI]");
   for (std::size_t i = 0; i < config.sizes.size(); ++i) {

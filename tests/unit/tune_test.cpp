@@ -251,8 +251,9 @@ TEST(Tune, SimdFramesKeepAShortPathAndTryTheSizeClasses) {
   ASSERT_EQ(run.end, TuneEnd::Complete) << run.failure;
   EXPECT_EQ(run.finalists.front().params, best) << run.finalists.front().params.toString();
   for (const Evaluation& e : run.evaluations) {
-    if (gen::traitsOf(e.params.carry).isVector())
+    if (gen::traitsOf(e.params.carry).isVector()) {
       EXPECT_TRUE(e.params.hasShortPath()) << e.params.toString() << " was offered";
+    }
   }
   EXPECT_NE(run.phases.back().find("size classes: "), std::string::npos) << run.phases.back();
 }
