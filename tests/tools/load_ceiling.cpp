@@ -14,6 +14,7 @@
 //   build/tests/load_ceiling [--params P] [--repeat N] [--probe gpr|mov|avx2]
 #include <asmjit/x86.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -106,7 +107,11 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--params") == 0) {
       params = argv[i + 1];
     } else if (std::strcmp(argv[i], "--repeat") == 0) {
-      repeat = std::atoi(argv[i + 1]);
+      char* end = nullptr;
+      errno = 0;
+      const long value = std::strtol(argv[i + 1], &end, 10);
+      if (errno != 0 || end == argv[i + 1] || *end != '\0' || value > 1000000) return usage();
+      repeat = static_cast<int>(value);
     } else if (std::strcmp(argv[i], "--probe") == 0) {
       probeKind = argv[i + 1];
     } else {
