@@ -49,6 +49,12 @@ KernelFn buildProbe(asmjit::JitRuntime& runtime, ProbeKind kind) {
   code.init(runtime.environment());
   Assembler a(&code);
   Label loop = a.newLabel();
+  // Every probe steps 256 bytes an iteration until the length is spent.
+  auto nextBlock = [&] {
+    a.add(rdi, kProbeBlock);
+    a.sub(esi, kProbeBlock);
+    a.jnz(loop);
+  };
   if (kind == ProbeKind::Avx2) {
     const Ymm accumulators[] = {ymm0, ymm1, ymm2, ymm3, ymm4, ymm5, ymm6, ymm7};
     constexpr int kAccumulators = static_cast<int>(std::size(accumulators));
@@ -58,9 +64,7 @@ KernelFn buildProbe(asmjit::JitRuntime& runtime, ProbeKind kind) {
       const Ymm& acc = accumulators[lane % kAccumulators];
       a.vpaddq(acc, acc, ymmword_ptr(rdi, 32 * lane));
     }
-    a.add(rdi, kProbeBlock);
-    a.sub(esi, kProbeBlock);
-    a.jnz(loop);
+    nextBlock();
     for (int i = 1; i < kAccumulators; ++i) a.vpaddq(ymm0, ymm0, accumulators[i]);
     a.vmovq(rax, xmm0);
     a.vzeroupper();
@@ -70,9 +74,7 @@ KernelFn buildProbe(asmjit::JitRuntime& runtime, ProbeKind kind) {
     a.bind(loop);
     for (int word = 0; word < kProbeBlock / 8; ++word)
       a.mov(targets[word % kTargets], qword_ptr(rdi, 8 * word));
-    a.add(rdi, kProbeBlock);
-    a.sub(esi, kProbeBlock);
-    a.jnz(loop);
+    nextBlock();
     a.mov(rax, r8);
   } else {
     const Gp accumulators[] = {rax, rcx, rdx, r8, r9, r10, r11};
@@ -81,9 +83,7 @@ KernelFn buildProbe(asmjit::JitRuntime& runtime, ProbeKind kind) {
     a.bind(loop);
     for (int word = 0; word < kProbeBlock / 8; ++word)
       a.add(accumulators[word % kAccumulators], qword_ptr(rdi, 8 * word));
-    a.add(rdi, kProbeBlock);
-    a.sub(esi, kProbeBlock);
-    a.jnz(loop);
+    nextBlock();
     for (int i = 1; i < kAccumulators; ++i) a.add(rax, accumulators[i]);
   }
   a.ret();

@@ -187,9 +187,11 @@ TEST(Contention, ASiblingBusyForTheWholeRunShowsOnlyAgainstARememberedQuietRun) 
   EXPECT_NEAR(report.probes.back().slowdown, 1.0, 1e-9);  // the chain and baseline: unmoved
   EXPECT_NEAR(report.probes.back().loadSlowdown, 1.2, 1e-9);
   EXPECT_NEAR(report.loadSlowdownAgainstReference(), 1.2, 1e-9);
-  EXPECT_TRUE(report.disturbed());
-  EXPECT_NE(report.summary().find("the probe's loads ran 20 % slower than on this CPU's quietest "
-                                  "earlier run (a busy core sibling; remembered in /cache/q.txt)"),
+  // Said, not counted: the loop's speed alone does not make a run busy.
+  EXPECT_FALSE(report.disturbed());
+  EXPECT_NE(report.summary().find("the probe's loads ran 20 % slower than on this CPU's quickest "
+                                  "earlier run (perhaps a busy core sibling; remembered in "
+                                  "/cache/q.txt; not counted as busy)"),
             std::string::npos)
       << report.summary();
   // A busy run leaves nothing quicker to remember than what it was judged by.
@@ -199,7 +201,7 @@ TEST(Contention, ASiblingBusyForTheWholeRunShowsOnlyAgainstARememberedQuietRun) 
   SyntheticMachine jitter({{0, 1000, 0, 0, 1, 1.08}});
   ContentionMonitor lenient(jitter, remembered);
   lenient.beginPhase("search");
-  EXPECT_FALSE(lenient.finish().disturbed());
+  EXPECT_EQ(lenient.finish().summary().find("loads ran"), std::string::npos);
 
   // A clock 25 % slower all along (throttling, another frequency) moves the chain with the
   // loads: their ratio stays the quiet one.
@@ -209,17 +211,31 @@ TEST(Contention, ASiblingBusyForTheWholeRunShowsOnlyAgainstARememberedQuietRun) 
   EXPECT_FALSE(clock.finish().disturbed());
 }
 
-TEST(Contention, WaitQuietWaitsForTheSiblingToLeave) {
+TEST(Contention, ASiblingOnTheCoreForPartOfEachMomentShowsInTheMedianLoads) {
+  // Busy two thirds of every 6 ms: a third of the probes find a quiet gap, so the quickest
+  // of a window would read quiet; its median does not.
+  std::vector<BusyPeriod> flicker;
+  for (int k = 0; k < 500; ++k) flicker.push_back({0.006 * k, 0.006 * k + 0.004, 0, 0, 1, 1.3});
+  SyntheticMachine machine(flicker);
+  ContentionSettings remembered;
+  remembered.quietLoadsPerChain = 0.5;
+  ContentionMonitor monitor(machine, remembered);
+  monitor.beginPhase("search");
+  const ContentionReport report = monitor.finish();
+  EXPECT_NEAR(report.probes.front().loadSlowdown, 1.3, 1e-9);
+}
+
+TEST(Contention, WaitQuietDoesNotWaitOnTheLoadsAlone) {
   SyntheticMachine machine({{0, 4, 0, 0, 1, 1.3}});
   ContentionSettings settings = waitingUpTo(60);
   settings.quietLoadsPerChain = 0.5;
   ContentionMonitor monitor(machine, settings);
   monitor.beginPhase("search");
-  EXPECT_GE(machine.now(), 4.0);
-  EXPECT_LT(machine.now(), 4.5);
+  EXPECT_LT(machine.now(), 0.5);
+  machine.spend(5);
   const ContentionReport report = monitor.finish();
-  EXPECT_FALSE(report.gaveUp);
-  EXPECT_NEAR(report.quietestLoadsPerChain, 0.5, 1e-9);
+  EXPECT_EQ(report.waitedSeconds, 0);
+  EXPECT_NEAR(report.quietestLoadsPerChain, 0.5, 1e-9);  // the probe at the end, quiet
 }
 
 TEST(Contention, OnlyQuietProbesWithTheChainAtItsQuickestAreRemembered) {

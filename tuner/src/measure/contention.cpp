@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -34,8 +35,7 @@ bool ContentionReport::disturbed(const ContentionSettings& settings) const {
   for (const PhaseContention& p : phases) {
     if (p.measurements > 0 && p.disturbedShare() >= settings.disturbedShare) return true;
   }
-  return probeSlowdown() > 1 + settings.probeTolerance ||
-         loadSlowdownAgainstReference() > 1 + settings.siblingTolerance;
+  return probeSlowdown() > 1 + settings.probeTolerance;
 }
 
 std::string ContentionReport::summary(const ContentionSettings& settings) const {
@@ -53,17 +53,19 @@ std::string ContentionReport::summary(const ContentionSettings& settings) const 
     if (!others.empty()) text += " (" + others + ")";
     if (probeSlowdown() > 1 + settings.probeTolerance)
       text += fmt::format("; the probe ran up to {:.0f} % slower", 100 * (probeSlowdown() - 1));
-    if (const double loads = loadSlowdownAgainstReference(); loads > 1 + settings.siblingTolerance)
-      text += fmt::format(
-          "; the probe's loads ran {:.0f} % slower than on this CPU's quietest "
-          "earlier run (a busy core sibling; remembered in {})",
-          100 * (loads - 1), referenceFile);
     text += ": the winner may differ in a quiet period";
   } else {
     text = fmt::format("the machine was quiet ({:.0f} % of the search's measuring time disturbed",
                        100 * searchShare);
     text += fmt::format(", probe within {:.0f} %)", 100 * (probeSlowdown() - 1));
   }
+  // Recorded, not counted: on one VM the loads loop ran in two speeds a fifth apart that the
+  // other signals did not tell apart, so a verdict on it alone could call a quiet run busy.
+  if (const double loads = loadSlowdownAgainstReference(); loads > 1 + settings.siblingTolerance)
+    text += fmt::format(
+        "; the probe's loads ran {:.0f} % slower than on this CPU's quickest earlier run "
+        "(perhaps a busy core sibling; remembered in {}; not counted as busy)",
+        100 * (loads - 1), referenceFile);
   if (waitLimitSeconds > 0) {
     text += fmt::format("; waited {:.0f} s for quiet", waitedSeconds);
     if (gaveUp) text += fmt::format(" (the {:.0f} s limit ran out while busy)", waitLimitSeconds);
@@ -147,14 +149,20 @@ bool ContentionMonitor::probeQuiet(const std::string& at, bool record) {
   ProbeFigures best{};
   bool first = true;
   SchedReading now = start;
+  // The loads are the median of the window, not its quickest: a sibling that shares the core
+  // for a part of each millisecond leaves quick gaps the quickest would find, and one timer
+  // glitch would be a figure remembered for good.
+  std::vector<double> loads;
   do {
     const ProbeFigures f = source_.probe();
     if (first || f.chain < best.chain) best.chain = f.chain;
     if (first || f.baseline < best.baseline) best.baseline = f.baseline;
-    if (first || f.loads < best.loads) best.loads = f.loads;
+    loads.push_back(f.loads);
     first = false;
     now = source_.read();
   } while (now.wall - start.wall < settings_.probeWindowSeconds);
+  std::nth_element(loads.begin(), loads.begin() + loads.size() / 2, loads.end());
+  best.loads = loads[loads.size() / 2];
   const Shares s = sharesSince(start, now);
   const double slowdown = slowdownOf(best);
   const double loadSlowdown = loadSlowdownOf(best);
@@ -165,8 +173,7 @@ bool ContentionMonitor::probeQuiet(const std::string& at, bool record) {
   quietest_.baseline = std::min(quietest_.baseline, best.baseline);
   haveQuietest_ = true;
   if (record) report_.probes.push_back({at, best, s.wait, s.steal, slowdown, loadSlowdown});
-  return !busy(s) && slowdown <= 1 + settings_.probeTolerance &&
-         loadSlowdown <= 1 + settings_.siblingTolerance;
+  return !busy(s) && slowdown <= 1 + settings_.probeTolerance;
 }
 
 void ContentionMonitor::beginPhase(const std::string& name) {

@@ -10,11 +10,10 @@
 //    noise guard's verdict on the baseline measured beside every candidate.
 // The chain and the baseline are judged against the run's quickest probe, which cannot see a
 // sibling that stays busy from the first probe to the last. The loads' time over the chain's
-// can: a dependent chain needs one ALU a cycle and barely notices a sibling, the loads want
-// every load port, of which a busy sibling takes a share, and clock speed cancels out of the
-// ratio. It is judged against the quickest ratio of a quiet earlier run on this CPU
-// (measure/quiet_reference.hpp), with a wider tolerance: the loop varies more from probe to
-// probe than the chain does.
+// is meant to: a dependent chain needs one ALU a cycle and barely notices a sibling, the
+// loads want every load port, of which a busy sibling takes a share, and clock speed cancels
+// out of the ratio. It is compared with the quickest ratio of an earlier run on this CPU
+// (measure/quiet_reference.hpp) and reported, but not yet counted as busy (contention.cpp).
 // The monitor is pure logic over a ContentionSource, so the detector and the waiting are
 // tested on a synthetic clock with injected busy periods; HostContentionSource reads the
 // host (measure/host_contention.hpp).
@@ -39,6 +38,7 @@ struct ProbeFigures {
   double chain = 0;     // a fixed dependent add chain
   double baseline = 0;  // the baseline kernel on one fixed buffer
   double loads = 0;     // a fixed loop of independent loads from one hot buffer (0: none)
+                        // (of a probe window: its median, where the others are its quickest)
 };
 
 // The loads' time over the chain's: this CPU's load-port speed in core cycles (lower is
@@ -58,13 +58,13 @@ class ContentionSource {
 struct ContentionSettings {
   double shareLimit = 0.05;          // wait or steal above this share of a window = busy
   double probeTolerance = 0.04;      // probe slower than the run's quietest by more = busy
-  double siblingTolerance = 0.10;    // loads per chain above the remembered one by more = busy
+  double siblingTolerance = 0.10;    // loads per chain above the remembered one by more: said
   double waitLimitSeconds = 0;       // --wait-quiet: longest total wait (0 = never wait)
   double probeWindowSeconds = 0.03;  // a probe runs this long (spans scheduler slices)
   double pauseSeconds = 0.25;        // sleep between probes while busy
   double disturbedShare = 0.10;      // a phase this disturbed makes the run "disturbed"
   // loadsPerChain of a quiet earlier run on this CPU (0: none known): a probe slower than it
-  // by more than siblingTolerance is busy even when the whole run is.
+  // by more than siblingTolerance is reported (not yet counted as busy: see contention.cpp).
   double quietLoadsPerChain = 0;
   std::string quietReferenceFile;  // where it is remembered (named in the messages)
 };

@@ -163,7 +163,7 @@ std::string contentionSection(const ContentionReport& c) {
       "reference on one hot buffer and a loop of plain loads) is timed between phases; its "
       "slowdown is against the quickest probe of the run and, for the loads' time over the "
       "chain's, against the quickest any earlier run on this CPU measured (a core sibling "
-      "busy for the whole run slows the loads more than the chain; more than 10 % is busy).\n\n"
+      "busy for the whole run would slow the loads more than the chain; said, not counted).\n\n"
       "| phase | measurements kept | disturbed (share of the time) | measured again | rounds "
       "measured again | "
       "run-queue wait | steal | waited |\n|---|---:|---:|---:|---:|---:|---:|---:|\n";
@@ -182,7 +182,7 @@ std::string contentionSection(const ContentionReport& c) {
                       loadsPerChain(p.figures), 100 * p.waitShare, p.slowdown, p.loadSlowdown);
   }
   if (c.referenceLoadsPerChain > 0) {
-    md += fmt::format("\nLoads ÷ chain on this CPU's quietest earlier run: {:.4f} (`{}`).\n",
+    md += fmt::format("\nLoads ÷ chain on this CPU's quickest earlier run: {:.4f} (`{}`).\n",
                       c.referenceLoadsPerChain, c.referenceFile);
   } else {
     md += "\nNo earlier run on this CPU left a quiet loads ÷ chain to judge this one by.\n";
