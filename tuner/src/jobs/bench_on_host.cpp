@@ -327,10 +327,8 @@ BenchReport benchOnHost(const HostBenchRequest& request, const HostBenchHooks& h
   // Contention, watched as tune watches it: probes before and after, a window around every
   // round (run-queue wait, steal); the verdict goes into every format.
   HostContentionSource contentionSource(cpu, *timer, linuxV68Baseline().fn);
-  const std::string quietReference = quietReferencePath(cpuKey(setup.cpu));
   ContentionSettings contention;
-  contention.quietLoadsPerChain = readQuietReference(quietReference);
-  contention.quietReferenceFile = quietReference;
+  useQuietReference(contention, cpuKey(setup.cpu));
   ContentionMonitor monitor(contentionSource, contention);
   WatchedRounds rounds(monitor);
   config.gate = &rounds;
@@ -340,7 +338,7 @@ BenchReport benchOnHost(const HostBenchRequest& request, const HostBenchHooks& h
                                       if (hooks.progress) hooks.progress(done, total);
                                     });
   setup.contention = monitor.finish();
-  rememberQuietReference(quietReference, setup.contention->quietestLoadsPerChain);
+  rememberQuietReference(contention.quietReferenceFile, setup.contention->quietestLoadsPerChain);
   // The first row is what the others are compared with: linux-v6.8 when the baselines run
   // (plain C comes first in the table), else the first kernel given.
   std::optional<std::string> baseline;

@@ -244,9 +244,7 @@ HostTuneOutcome tuneOnHost(const HostTuneRequest& request, const HostTuneHooks& 
   HostContentionSource contentionSource(cpu, *timer,
                                         baseline.fn ? baseline.fn : linuxV68Baseline().fn);
   outcome.contention.waitLimitSeconds = request.waitQuietSeconds;
-  const std::string quietReference = quietReferencePath(run.cpuKey);
-  outcome.contention.quietLoadsPerChain = readQuietReference(quietReference);
-  outcome.contention.quietReferenceFile = quietReference;
+  useQuietReference(outcome.contention, run.cpuKey);
   ContentionMonitor monitor(contentionSource, outcome.contention);
   monitor.setInterruptFlag(hooks.interrupted);
   run.waitQuietSeconds = request.waitQuietSeconds;
@@ -282,7 +280,8 @@ HostTuneOutcome tuneOnHost(const HostTuneRequest& request, const HostTuneHooks& 
   if (!settings.earlier.empty())
     say(hooks, fmt::format("resuming with {} earlier evaluations", settings.earlier.size()));
   tune(run, measurer, settings);
-  rememberQuietReference(quietReference, run.contention.quietestLoadsPerChain);
+  rememberQuietReference(outcome.contention.quietReferenceFile,
+                         run.contention.quietestLoadsPerChain);
   for (const std::string& note : writeRunFolder(run, folder)) say(hooks, "note: " + note);
   outcome.wholeSeconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

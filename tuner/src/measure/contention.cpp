@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 namespace csumtune::tuner {
+
 double loadsPerChain(const ProbeFigures& f) {
   return f.loads > 0 && f.chain > 0 ? f.loads / f.chain : 0;
 }

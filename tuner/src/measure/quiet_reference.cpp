@@ -78,6 +78,11 @@ double readQuietReference(const std::string& path) {
   return plausible(value) ? value : 0;
 }
 
+void useQuietReference(ContentionSettings& settings, const std::string& cpuKey) {
+  settings.quietReferenceFile = quietReferencePath(cpuKey);
+  settings.quietLoadsPerChain = readQuietReference(settings.quietReferenceFile);
+}
+
 bool rememberQuietReference(const std::string& path, double loadsPerChain) {
   if (path.empty() || !plausible(loadsPerChain)) return false;
   const double earlier = readQuietReference(path);

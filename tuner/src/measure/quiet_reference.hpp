@@ -11,6 +11,8 @@
 
 #include <string>
 
+#include "measure/contention.hpp"
+
 namespace csumtune::tuner {
 
 // The file for `cpuKey` and the core this thread runs on (call it pinned), or "" when no
@@ -25,5 +27,8 @@ double readQuietReference(const std::string& path);
 // among them, is not kept). Creates the folder; returns false (and leaves any earlier file
 // whole) when it cannot or must not write.
 bool rememberQuietReference(const std::string& path, double loadsPerChain);
+
+// The remembered figure for `cpuKey` and its file, into the settings a run's monitor takes.
+void useQuietReference(ContentionSettings& settings, const std::string& cpuKey);
 
 }  // namespace csumtune::tuner
