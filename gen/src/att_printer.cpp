@@ -149,6 +149,10 @@ const std::map<InstId, Form>& vocabulary() {
       {x86::Inst::kIdVpextrq, Form::Plain},
       {x86::Inst::kIdVpmovsxdq, Form::Plain},
       {x86::Inst::kIdVpdpwssd, Form::Plain},
+      {x86::Inst::kIdVpmaddwd, Form::Plain},
+      {x86::Inst::kIdVpcmpeqd, Form::Plain},
+      {x86::Inst::kIdVpsllw, Form::Plain},
+      {x86::Inst::kIdVpsrlw, Form::Plain},
       {x86::Inst::kIdVzeroupper, Form::Plain},
       // The middle path (mid=N): AVX-512's byte mask, AVX2's dword mask.
       {x86::Inst::kIdKmovq, Form::Plain},

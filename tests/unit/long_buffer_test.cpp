@@ -1,8 +1,10 @@
 // Buffers far beyond the 64 KiB of the verification plans: the SIMD families widen their
-// 32-bit lanes every 2 MiB or so (avx512vnni), the GPR families accumulate for millions of
-// words. All-0xff and all-0x00 data push the lanes to their extremes.
+// 32-bit lanes every 1 MiB or so (avx2, avx512vnni), the GPR families accumulate for millions
+// of words. All-0xff and all-0x00 data push the lanes to their extremes; a copy is checked
+// for its bytes too.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <vector>
 
@@ -18,6 +20,7 @@ TEST(LongBuffers, EveryFamilyAcrossItsWideningAndAccumulationLimits) {
       "carry=adc,chains=4,unroll=32",       "carry=adcx,chains=2,unroll=2",
       "carry=add32,chains=1,unroll=1",      "carry=cmov,chains=8,unroll=32",
       "carry=avx2,chains=1,unroll=1",       "carry=avx2,chains=4,unroll=28",
+      "carry=avx2,chains=2,unroll=32",      "carry=avx2,chains=7,unroll=21,sum=last",
       "carry=avx512,chains=8,unroll=32",    "carry=avx512,chains=3,unroll=9",
       "carry=avx512vnni,chains=1,unroll=1", "carry=avx512vnni,chains=1,unroll=32",
       "carry=avx512vnni,chains=4,unroll=8", "carry=avx512vnni,chains=7,unroll=21"};
@@ -38,6 +41,36 @@ TEST(LongBuffers, EveryFamilyAcrossItsWideningAndAccumulationLimits) {
                     tuner::referenceResidue(data.data() + offset, len, sum))
               << text << " len=" << len << " pattern=" << pattern;
         }
+      }
+    }
+  }
+}
+
+// The copying forms of the families that widen or accumulate longest, across the same limits.
+TEST(LongBuffers, CopiesAcrossTheWideningLimits) {
+  const char* shapes[] = {"carry=avx2,chains=2,unroll=32,kind=copy",
+                          "carry=avx2,chains=3,unroll=3,kind=copy",
+                          "carry=adc,chains=4,unroll=32,kind=copy"};
+  const std::size_t size = (17u << 20) + 64;
+  std::vector<std::uint8_t> data(size), copy(size);
+  std::mt19937_64 rng(5);
+  for (int pattern = 0; pattern < 2; ++pattern) {
+    for (auto& b : data) b = pattern == 0 ? 0xff : static_cast<std::uint8_t>(rng());
+    for (const char* text : shapes) {
+      const auto params = gen::parseParams(text);
+      if (!missingFeatures(params).empty()) continue;
+      const Kernel kernel = Jit::compile(params);
+      for (long len : {(2L << 20) + 5, 17L << 20}) {
+        const int offset = static_cast<int>(len % 61);
+        std::fill(copy.begin(), copy.end(), std::uint8_t{0x5a});
+        const std::uint32_t got =
+            kernel.copy(data.data() + offset, copy.data() + 3, static_cast<int>(len), 0xffffffffu);
+        ASSERT_EQ(tuner::residue(got),
+                  tuner::referenceResidue(data.data() + offset, len, 0xffffffffu))
+            << text << " len=" << len << " pattern=" << pattern;
+        ASSERT_TRUE(
+            std::equal(data.begin() + offset, data.begin() + offset + len, copy.begin() + 3))
+            << text << " len=" << len << " pattern=" << pattern << ": the bytes were not copied";
       }
     }
   }
