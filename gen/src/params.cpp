@@ -24,6 +24,7 @@ constexpr std::array<std::string_view, kBoundsCount> kBoundsNames{"strict", "ali
 constexpr std::array<std::string_view, kByteLoadCount> kByteLoadNames{"computed", "pointer",
                                                                       "straight"};
 constexpr std::array<std::string_view, kBlock80Count> kBlock80Names{"chain", "pair", "loop"};
+constexpr std::array<std::string_view, kVectorSumCount> kVectorSumNames{"halves", "madd"};
 
 // "a, b, c": the names a message lists as the accepted values.
 template <typename Names>
@@ -94,6 +95,9 @@ std::string_view toString(ByteLoad byteLoad) {
 std::string_view toString(Block80 block80) {
   return kBlock80Names.at(static_cast<std::size_t>(block80));
 }
+std::string_view toString(VectorSum vsum) {
+  return kVectorSumNames.at(static_cast<std::size_t>(vsum));
+}
 
 std::string_view toString(Kind kind) {
   return kKindNames.at(static_cast<std::size_t>(kind));
@@ -137,6 +141,7 @@ std::string Params::toString() const {
   if (byteLoad != defaults.byteLoad) text += fmt::format(",byteload={}", gen::toString(byteLoad));
   if (block80 != defaults.block80) text += fmt::format(",block80={}", gen::toString(block80));
   if (mid != defaults.mid) text += fmt::format(",mid={}", mid);
+  if (vsum != defaults.vsum) text += fmt::format(",vsum={}", gen::toString(vsum));
   if (place != defaults.place) text += fmt::format(",place={}", place);
   return text;
 }
@@ -194,6 +199,8 @@ constexpr KeyRule kKeyRules[] = {
     {"block80", [](Params& p, std::string_view k,
                    std::string_view v) { p.block80 = parseName<Block80>(k, v, kBlock80Names); }},
     {"mid", [](Params& p, std::string_view k, std::string_view v) { p.mid = parseInt(k, v); }},
+    {"vsum", [](Params& p, std::string_view k,
+                std::string_view v) { p.vsum = parseName<VectorSum>(k, v, kVectorSumNames); }},
     {"place", [](Params& p, std::string_view k, std::string_view v) { p.place = parseInt(k, v); }},
 };
 constexpr std::size_t kKeyCount = std::size(kKeyRules);
@@ -301,6 +308,10 @@ std::string validationError(const Params& p) {
     return fmt::format("exact must be 0 (none) or {}..{} (got {})", L::kMinExact, L::kMaxExact,
                        p.exact);
   }
+  if (p.vsum != VectorSum::Halves && p.carry != Carry::Avx2) {
+    return fmt::format("vsum={} is for carry=avx2 (avx512vnni sums word pairs already)",
+                       toString(p.vsum));
+  }
   // avx512vnni counts its iterations in r10, the register a copied word passes through.
   if (p.kind == Kind::Copy && p.carry == Carry::Avx512Vnni) {
     return "kind=copy is for adc, adcx, add32, cmov, avx2 and avx512 (not avx512vnni)";
@@ -384,7 +395,10 @@ std::vector<Params> enumerateSpace(SpaceFilter filter) {
       for (int unroll = chains; unroll <= L::kMaxUnroll; unroll += chains) {
         for (int prefetch = 0; prefetch <= L::kMaxPrefetch; prefetch += L::kPrefetchStep) {
           for (int hint = 0; hint < kHintCount; ++hint) {
-            const Params p{traits->carry, chains, unroll, prefetch, static_cast<Hint>(hint)};
+            Params p{traits->carry, chains, unroll, prefetch, static_cast<Hint>(hint)};
+            // avx2 is searched in its madd form: three vector instructions a vector where
+            // the halves take five (both stay valid; an avx2 string without vsum is halves).
+            if (traits->carry == Carry::Avx2) p.vsum = VectorSum::Madd;
             if (filter.distinctCodeOnly && !(p.canonical() == p)) continue;
             if (validationError(p).empty()) space.push_back(p);
           }

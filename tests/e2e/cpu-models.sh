@@ -46,12 +46,15 @@ for model in Westmere Haswell EPYC-Rome; do
     fi
   done
   # The AVX2 middle path (mid=N, vpmaskmovd) against the guard pages on the model.
-  verify=("${run[@]}" "$CSUMTUNE" verify --quick --params "carry=avx2,chains=2,unroll=4,mid=256,bounds=aligned")
-  if [[ " ${HAS[$model]} " == *" AVX2 "* ]]; then
-    expect --output --as "$model: carry=avx2 with mid verifies" 0 -- "${verify[@]}"
-  else
-    expect --output --as "$model: carry=avx2 with mid refused, not run" 2 "needs AVX2" -- "${verify[@]}"
-  fi
+  # Both vector sums: halves (the default) and madd (vpmaddwd, what the space searches).
+  for vsum in halves madd; do
+    verify=("${run[@]}" "$CSUMTUNE" verify --quick --params "carry=avx2,chains=2,unroll=4,mid=256,bounds=aligned,vsum=$vsum")
+    if [[ " ${HAS[$model]} " == *" AVX2 "* ]]; then
+      expect --output --as "$model: carry=avx2,vsum=$vsum with mid verifies" 0 -- "${verify[@]}"
+    else
+      expect --output --as "$model: carry=avx2,vsum=$vsum with mid refused, not run" 2 "needs AVX2" -- "${verify[@]}"
+    fi
+  done
   # The command line on that CPU: emit needs no feature (nothing runs), bench refuses what
   # cannot run and measures what can.
   check "$model: emit of every family" emit_all

@@ -49,6 +49,12 @@ std::vector<gen::Params> copyingShapes() {
     if (!gen::validationError(p).empty()) continue;
     if (gen::traitsOf(p.carry).kernelSafe() && n++ % 2 == 1) p.store = gen::Store::Nt;
     out.push_back(p);
+    // avx2's default vector sum (halves; the space has madd) copies too: at the smallest
+    // and the largest block of two chains.
+    if (p.carry == gen::Carry::Avx2 && p.chains == 2 && (p.unroll == 2 || p.unroll == 32)) {
+      p.vsum = gen::VectorSum::Halves;
+      out.push_back(p);
+    }
   }
   return out;
 }
@@ -69,7 +75,8 @@ TEST_P(CopyCorrectness, CopiesAndMatchesReferenceEverywhere) {
 INSTANTIATE_TEST_SUITE_P(AllShapes, CopyCorrectness, ::testing::ValuesIn(copyingShapes()),
                          [](const auto& info) {
                            return shapeName(info.param) +
-                                  (info.param.store == gen::Store::Nt ? "_nt" : "");
+                                  (info.param.store == gen::Store::Nt ? "_nt" : "") +
+                                  (testing::inSpaceForm(info.param) ? "" : "_halves");
                          });
 
 TEST(KernelShapes, CoverEveryFamilyChainAndUnroll) {

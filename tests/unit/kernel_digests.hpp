@@ -36,24 +36,36 @@ inline std::vector<gen::Params> midPathKernels() {
   for (const gen::CarryTraits* traits : gen::allCarryTraits()) {
     if (!traits->isVector()) continue;
     for (auto [chains, unroll] : {std::pair{2, 4}, std::pair{4, 32}}) {
-      const gen::Params loop{traits->carry, chains, unroll, (i * 9 % 65) * 64,
-                             static_cast<gen::Hint>(i % gen::kHintCount)};
+      gen::Params loop{traits->carry, chains, unroll, (i * 9 % 65) * 64,
+                       static_cast<gen::Hint>(i % gen::kHintCount)};
       ++i;
-      std::vector<gen::Params> frames(4, loop);
-      frames[1].tail = gen::Tail::Overlap;
-      frames[2].bounds = gen::Bounds::Aligned;
-      frames[3].sum = gen::SumEntry::Last;
-      frames[3].entry = gen::Entry::Lean;
-      frames[3].tailChains = 1;
-      frames[3].words = gen::Words::Loop;
-      for (const gen::Params& frame : frames) {
-        for (const gen::Params& p : gen::sizeClassVariants(frame)) {
-          if (std::find(out.begin(), out.end(), p) == out.end()) out.push_back(p);
+      for (gen::VectorSum vsum : {gen::VectorSum::Halves, gen::VectorSum::Madd}) {
+        loop.vsum = vsum;
+        if (!gen::validationError(loop).empty()) continue;  // madd: avx2 only
+        std::vector<gen::Params> frames(4, loop);
+        frames[1].tail = gen::Tail::Overlap;
+        frames[2].bounds = gen::Bounds::Aligned;
+        frames[3].sum = gen::SumEntry::Last;
+        frames[3].entry = gen::Entry::Lean;
+        frames[3].tailChains = 1;
+        frames[3].words = gen::Words::Loop;
+        for (const gen::Params& frame : frames) {
+          for (const gen::Params& p : gen::sizeClassVariants(frame)) {
+            if (std::find(out.begin(), out.end(), p) == out.end()) out.push_back(p);
+          }
         }
       }
     }
   }
   return out;
+}
+
+// A digest line's shape: carry, chains, unroll, and the vector sum where it is not the default.
+inline std::string shapeKey(const gen::Params& p) {
+  std::string key =
+      fmt::format("carry={},chains={},unroll={}", gen::toString(p.carry), p.chains, p.unroll);
+  if (p.vsum != gen::VectorSum::Halves) key += fmt::format(",vsum={}", gen::toString(p.vsum));
+  return key;
 }
 
 // One kernel's machine code into its shape's digest (FNV-1a over the bytes, then a separator).
@@ -69,16 +81,17 @@ inline std::map<std::string, ShapeDigest> kernelDigests(int prefetchStride = 1) 
   std::map<std::string, ShapeDigest> out;
   for (const gen::Params& p : gen::enumerateSpace({false, true})) {
     if ((p.prefetch / gen::ParamLimits::kPrefetchStep) % prefetchStride != 0) continue;
-    addToDigest(out[fmt::format("carry={},chains={},unroll={}", gen::toString(p.carry), p.chains,
-                                p.unroll)],
-                p);
+    addToDigest(out[shapeKey(p)], p);
+    // The space searches avx2 as vsum=madd; its halves form (what every avx2 string without
+    // the key names) is pinned all the same, under the shape's old line.
+    if (p.vsum != gen::VectorSum::Halves) {
+      gen::Params halves = p;
+      halves.vsum = gen::VectorSum::Halves;
+      addToDigest(out[shapeKey(halves)], halves);
+    }
   }
   // The middle-path kernels, one line per loop shape: `carry=..,chains=..,unroll=..,mid`.
-  for (const gen::Params& p : midPathKernels()) {
-    addToDigest(out[fmt::format("carry={},chains={},unroll={},mid", gen::toString(p.carry),
-                                p.chains, p.unroll)],
-                p);
-  }
+  for (const gen::Params& p : midPathKernels()) addToDigest(out[shapeKey(p) + ",mid"], p);
   return out;
 }
 

@@ -1,7 +1,7 @@
-// Buffers far beyond the 64 KiB of the verification plans: the SIMD families widen their
-// 32-bit lanes every 1 MiB or so (avx2, avx512vnni), the GPR families accumulate for millions
-// of words. All-0xff and all-0x00 data push the lanes to their extremes; a copy is checked
-// for its bytes too.
+// Buffers far beyond the 64 KiB of the verification plans: the SIMD families that sum word
+// pairs widen their 32-bit lanes every 1 or 2 MiB (avx2 with vsum=madd, avx512vnni), the GPR
+// families accumulate for millions of words. All-0xff and all-0x00 data push the lanes to their
+// extremes; a copy is checked for its bytes too.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -16,14 +16,21 @@ namespace csumtune {
 namespace {
 
 TEST(LongBuffers, EveryFamilyAcrossItsWideningAndAccumulationLimits) {
-  const char* shapes[] = {
-      "carry=adc,chains=4,unroll=32",       "carry=adcx,chains=2,unroll=2",
-      "carry=add32,chains=1,unroll=1",      "carry=cmov,chains=8,unroll=32",
-      "carry=avx2,chains=1,unroll=1",       "carry=avx2,chains=4,unroll=28",
-      "carry=avx2,chains=2,unroll=32",      "carry=avx2,chains=7,unroll=21,sum=last",
-      "carry=avx512,chains=8,unroll=32",    "carry=avx512,chains=3,unroll=9",
-      "carry=avx512vnni,chains=1,unroll=1", "carry=avx512vnni,chains=1,unroll=32",
-      "carry=avx512vnni,chains=4,unroll=8", "carry=avx512vnni,chains=7,unroll=21"};
+  const char* shapes[] = {"carry=adc,chains=4,unroll=32",
+                          "carry=adcx,chains=2,unroll=2",
+                          "carry=add32,chains=1,unroll=1",
+                          "carry=cmov,chains=8,unroll=32",
+                          "carry=avx2,chains=1,unroll=1",
+                          "carry=avx2,chains=4,unroll=28",
+                          "carry=avx2,chains=1,unroll=1,vsum=madd",
+                          "carry=avx2,chains=2,unroll=32,vsum=madd",
+                          "carry=avx2,chains=7,unroll=21,sum=last,vsum=madd",
+                          "carry=avx512,chains=8,unroll=32",
+                          "carry=avx512,chains=3,unroll=9",
+                          "carry=avx512vnni,chains=1,unroll=1",
+                          "carry=avx512vnni,chains=1,unroll=32",
+                          "carry=avx512vnni,chains=4,unroll=8",
+                          "carry=avx512vnni,chains=7,unroll=21"};
   const std::size_t size = (17u << 20) + 64;
   std::vector<std::uint8_t> data(size);
   std::mt19937_64 rng(3);
@@ -48,14 +55,17 @@ TEST(LongBuffers, EveryFamilyAcrossItsWideningAndAccumulationLimits) {
 
 // The copying forms of the families that widen or accumulate longest, across the same limits.
 TEST(LongBuffers, CopiesAcrossTheWideningLimits) {
-  const char* shapes[] = {"carry=avx2,chains=2,unroll=32,kind=copy",
-                          "carry=avx2,chains=3,unroll=3,kind=copy",
+  const char* shapes[] = {"carry=avx2,chains=2,unroll=32,kind=copy,vsum=madd",
+                          "carry=avx2,chains=3,unroll=3,kind=copy,vsum=madd",
+                          "carry=avx2,chains=4,unroll=28,kind=copy,sum=last,vsum=madd",
+                          "carry=avx2,chains=2,unroll=32,kind=copy",
                           "carry=adc,chains=4,unroll=32,kind=copy"};
   const std::size_t size = (17u << 20) + 64;
   std::vector<std::uint8_t> data(size), copy(size);
   std::mt19937_64 rng(5);
-  for (int pattern = 0; pattern < 2; ++pattern) {
-    for (auto& b : data) b = pattern == 0 ? 0xff : static_cast<std::uint8_t>(rng());
+  for (int pattern = 0; pattern < 3; ++pattern) {
+    for (auto& b : data)
+      b = pattern == 0 ? 0xff : pattern == 1 ? 0x00 : static_cast<std::uint8_t>(rng());
     for (const char* text : shapes) {
       const auto params = gen::parseParams(text);
       if (!missingFeatures(params).empty()) continue;

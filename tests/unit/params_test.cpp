@@ -41,6 +41,39 @@ TEST(Params, TheByteLoadKeyBelongsToAlignedBounds) {
 // block80 is entry=forty's: elsewhere, with two tail chains on the ladder (its block is two
 // chains already) or with one accumulator, canonical() resets it; frameVariants() gives every
 // forty frame whose block is one chain both forms.
+// vsum: avx2's vector sum. The default (halves) is the code every avx2 string named before
+// the key, so it is never printed; madd is printed, belongs to avx2 alone, and is the form the
+// space searches.
+TEST(Params, TheVectorSumKeyIsAvx2sAndTheSpaceSearchesMadd) {
+  const Params halves = parseParams("carry=avx2,chains=2,unroll=22");
+  EXPECT_EQ(halves.vsum, VectorSum::Halves);
+  EXPECT_EQ(halves.toString(), "carry=avx2,chains=2,unroll=22,prefetch=0,hint=t0");
+  EXPECT_EQ(parseParams("carry=avx2,chains=2,unroll=22,vsum=halves"), halves);
+  const Params madd = parseParams("vsum=madd,carry=avx2,chains=2,unroll=22,mid=256,place=16");
+  EXPECT_EQ(madd.vsum, VectorSum::Madd);
+  EXPECT_EQ(madd.toString(),
+            "carry=avx2,chains=2,unroll=22,prefetch=0,hint=t0,mid=256,vsum=madd,place=16");
+  EXPECT_EQ(parseParams(madd.toString()), madd);
+  EXPECT_EQ(madd.canonical().vsum, VectorSum::Madd);
+  for (const char* other : {"carry=adc,vsum=madd", "carry=avx512,vsum=madd",
+                            "carry=avx512vnni,vsum=madd", "carry=cmov,vsum=madd"}) {
+    try {
+      parseParams(other);
+      ADD_FAILURE() << other << " was accepted";
+    } catch (const ParamsError& e) {
+      EXPECT_NE(std::string(e.what()).find("vsum=madd is for carry=avx2"), std::string::npos)
+          << e.what();
+    }
+  }
+  EXPECT_THROW(parseParams("carry=avx2,vsum=pairs"), ParamsError);
+  std::size_t avx2 = 0;
+  for (const Params& p : enumerateSpace()) {
+    EXPECT_EQ(p.vsum, p.carry == Carry::Avx2 ? VectorSum::Madd : VectorSum::Halves) << p.toString();
+    avx2 += p.carry == Carry::Avx2;
+  }
+  EXPECT_GT(avx2, 0u);
+}
+
 TEST(Params, TheBlock80KeyBelongsToFortyFramesWithOneChain) {
   const std::string forty = "carry=adc,chains=6,unroll=30,tail=overlap,entry=forty,short=128";
   const Params pair = parseParams(forty + ",tailchains=short,block80=pair");

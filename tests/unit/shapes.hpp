@@ -34,6 +34,13 @@ inline std::vector<gen::Params> representativeShapes() {
   return out;
 }
 
+// Whether the space has this form of the kernel's loop: all but avx2's halves, its default
+// vector sum (the space searches avx2 as vsum=madd; the halves form is checked through
+// representativeFrames() and pinned by the golden digests).
+inline bool inSpaceForm(const gen::Params& p) {
+  return !(p.carry == gen::Carry::Avx2 && p.vsum == gen::VectorSum::Halves);
+}
+
 // A kernel with every short-path key at its default (the kernels that existed before them).
 inline bool hasDefaultFrame(const gen::Params& p) {
   gen::Params loop = p;
@@ -49,8 +56,9 @@ inline bool hasDefaultFrame(const gen::Params& p) {
 }
 
 // Every short-path variant (tail, sum entry, entry test, short bound, exact path, bounds) of three
-// loop shapes per carry family (the smallest block, one near 64 bytes, the largest), each
-// with a prefetch setting of its own: every path the frame can emit, in every family.
+// loop shapes per carry family (the smallest block, one near 64 bytes, the largest; avx2's
+// largest in both vector sums), each with a prefetch setting of its own: every path the frame
+// can emit, in every family.
 inline std::vector<gen::Params> representativeFrames() {
   std::vector<gen::Params> out;
   int i = 0;
@@ -64,35 +72,44 @@ inline std::vector<gen::Params> representativeFrames() {
                        static_cast<gen::Hint>(i % gen::kHintCount)};
       ++i;
       if (!gen::validationError(loop).empty()) continue;
-      for (const gen::Params& p :
-           gen::frameVariants(loop, tuner::kFrameCheckLengths, gen::FrameBounds::Both)) {
-        if (!(p == p.canonical()) || std::find(out.begin(), out.end(), p) != out.end()) continue;
-        if (hasDefaultFrame(p)) continue;  // representativeShapes() has it
-        // An exact path for a multiple of 8 has no byte tail, so its bounds=aligned twin
-        // differs from the strict one only on the other lengths' path, which the aligned
-        // variant without an exact path already has.
-        if (p.bounds == gen::Bounds::Aligned && p.exact % 8 == 0 && p.exact != 0) continue;
-        // tailchains=short is 1's code on the short paths and 2's after the loop: the largest
-        // block (the longest ladder after the loop) shows every combination of the two, with
-        // every entry, tail, sum entry and short bound; its exact paths and bounds=aligned
-        // tails are 1's and 2's again (verify --all --frames runs every one of them).
-        // byteload=pointer (and straight) changes only the one load of the last 1..7 bytes, the
-        // same code whatever the loop: the largest block shows it with every entry, tail, sum entry
-        // and short bound (verify --all --frames runs every one of them). block80=pair
-        // (entry=forty's 80-byte block on two chains) too; block80=loop on the smallest block
-        // as well, where its short path passes the main loop's block.
-        if ((p.byteLoad != gen::ByteLoad::Computed || p.block80 == gen::Block80::Pair) &&
-            unroll != gen::ParamLimits::kMaxUnroll)
-          continue;
-        if (p.block80 == gen::Block80::Loop && unroll != gen::ParamLimits::kMaxUnroll &&
-            unroll != chains)
-          continue;
-        if (p.tailChains == gen::Params::kShortTailChain &&
-            (unroll != gen::ParamLimits::kMaxUnroll || p.exact != 0 ||
-             p.bounds != gen::Bounds::Strict))
-          continue;
-        out.push_back(p);
+      std::vector<gen::Params> loops{loop};
+      // avx2 in its other vector sum too (the space searches madd, halves is the default):
+      // the largest block, whose ladder after the loop is the longest.
+      if (traits->carry == gen::Carry::Avx2 && unroll == gen::ParamLimits::kMaxUnroll) {
+        loops.push_back(loop);
+        loops.back().vsum = gen::VectorSum::Madd;
       }
+      for (const gen::Params& form : loops)
+        for (const gen::Params& p :
+             gen::frameVariants(form, tuner::kFrameCheckLengths, gen::FrameBounds::Both)) {
+          if (!(p == p.canonical()) || std::find(out.begin(), out.end(), p) != out.end()) continue;
+          // representativeShapes() has the default frame of the space's loop forms.
+          if (hasDefaultFrame(p) && inSpaceForm(p)) continue;
+          // An exact path for a multiple of 8 has no byte tail, so its bounds=aligned twin
+          // differs from the strict one only on the other lengths' path, which the aligned
+          // variant without an exact path already has.
+          if (p.bounds == gen::Bounds::Aligned && p.exact % 8 == 0 && p.exact != 0) continue;
+          // tailchains=short is 1's code on the short paths and 2's after the loop: the largest
+          // block (the longest ladder after the loop) shows every combination of the two, with
+          // every entry, tail, sum entry and short bound; its exact paths and bounds=aligned
+          // tails are 1's and 2's again (verify --all --frames runs every one of them).
+          // byteload=pointer (and straight) changes only the one load of the last 1..7 bytes, the
+          // same code whatever the loop: the largest block shows it with every entry, tail, sum
+          // entry and short bound (verify --all --frames runs every one of them). block80=pair
+          // (entry=forty's 80-byte block on two chains) too; block80=loop on the smallest block
+          // as well, where its short path passes the main loop's block.
+          if ((p.byteLoad != gen::ByteLoad::Computed || p.block80 == gen::Block80::Pair) &&
+              unroll != gen::ParamLimits::kMaxUnroll)
+            continue;
+          if (p.block80 == gen::Block80::Loop && unroll != gen::ParamLimits::kMaxUnroll &&
+              unroll != chains)
+            continue;
+          if (p.tailChains == gen::Params::kShortTailChain &&
+              (unroll != gen::ParamLimits::kMaxUnroll || p.exact != 0 ||
+               p.bounds != gen::Bounds::Strict))
+            continue;
+          out.push_back(p);
+        }
     }
   }
   // The middle paths (mid=N): a few frames of two loop shapes per SIMD family.

@@ -132,6 +132,99 @@ bool VectorFamily::emitMidPath(EmitContext& ctx) const {
   return false;
 }
 
+// The AVX2 middle path (mid=N): a buffer of 1..N-1 bytes as its whole vectors, then the last
+// one, 1..32 bytes, as a masked load; no loop, no pushes, one reduction. (The AVX-512
+// families take emitMidPath's: AVX-512 masks bytes.)
+//
+//   ecx = len - 1: its bits 32..N/2 are the bytes of the whole vectors before the last one
+//   for each such bit, largest first: if set, that many bytes of vectors, pointer += bytes
+//   the last vector's whole dwords, masked, from the pointer; reduce into rax (vzeroupper)
+//   the last len & 3 bytes: the frame's byte tail
+//
+// AVX2 has no byte-masked load. It takes the last vector's whole dwords with vpmaskmovd
+// (Intel documents that a masked-out dword never faults, AMD's manual calls it implementation
+// dependent: a window that crosses a page is summed dword by dword instead, so none is ever on
+// a page without a byte of the buffer) and leaves its last len & 3 bytes to the frame's
+// own byte tail — one load with bounds=aligned, the 4-2-1 ladder or the overlapping word
+// otherwise. Why not a full vector load and a byte mask (vpand) with bounds=aligned: the
+// last vector starts at a multiple of 32 from buf, not of 32 in memory, so its full load
+// reaches into the next aligned 32-byte block whenever buf is not aligned (a byte outside
+// every block the buffer touches: the contract forbids it, and it may be on an unmapped
+// page); loading the aligned block that holds the last byte instead puts the bytes at other
+// lanes than their word positions, and AVX2 has no cheap byte shift across its two 128-bit
+// halves to bring them back. vpmaskmovd keeps the code the same under both bounds forms, and
+// the byte tail it leaves is the one the frame already proves.
+bool VectorFamily::emitDwordMaskedMidPath(EmitContext& ctx) const {
+  const int unit = traits().unitBytes;
+  const int accs = std::min(ctx.params.chains, 2);
+  const Gp& buffer = ctx.regs.buffer;
+  const Gp& count = ctx.regs.remaining;
+  emitMidSetup(ctx, accs);
+  ctx.b.lea(ecx, ptr(count, -1));
+  for (int bytes = ctx.params.mid / 2; bytes >= unit; bytes /= 2) {
+    Label skip = ctx.b.newLabel();
+    ctx.b.test(ecx, bytes);
+    ctx.b.jz(skip);
+    for (int v = 0; v < bytes / unit; ++v) emitVector(ctx, v * unit, v % accs);
+    ctx.b.add(buffer, bytes);
+    ctx.b.bind(skip);
+  }
+  const Vec last = vec(11);
+  // ecx = r, the last vector's bytes (1..32); dword i is loaded when r >= 4i + 4, i.e. when
+  // r > 4i + 3: the bytes 3, 7, .., 31 zero-extended to dwords, compared with r.
+  // A window [pointer, pointer + 32) that crosses a 4 KiB page takes its whole dwords one by
+  // one instead (31 start offsets of 4096): so no masked-out dword is ever on a page that
+  // holds no byte of the buffer, and vpmaskmovd cannot fault however an implementation treats
+  // them (qemu-user's TCG faults on one on an unmapped page).
+  const Vec mask = vec(10);
+  Label crossing = ctx.b.newLabel(), dwords = ctx.b.newLabel(), joined = ctx.b.newLabel();
+  ctx.b.and_(ecx, unit - 1);
+  ctx.b.inc(ecx);
+  ctx.b.mov(r8d, buffer.r32());
+  ctx.b.and_(r8d, 4095);
+  ctx.b.cmp(r8d, 4096 - unit + 1);
+  ctx.b.jae(crossing);
+  ctx.b.vmovd(xmm(10), ecx);
+  ctx.b.vpbroadcastd(mask, xmm(10));
+  ctx.b.mov(r8, 0x1f1b17130f0b0703);
+  ctx.b.vmovq(xmm(11), r8);
+  ctx.b.vpmovzxbd(last, xmm(11));
+  ctx.b.vpcmpgtd(mask, mask, last);
+  ctx.b.vpmaskmovd(last, mask, vectorAt(ctx, 0));
+  emitMaskedLastVector(ctx, last, mask, accs - 1);
+  // The pointer past the whole dwords, the byte count down to the len & 3 bytes left.
+  ctx.b.and_(ecx, -4);
+  ctx.b.add(buffer, rcx);
+  ctx.b.jmp(joined);
+  ctx.b.bind(crossing);
+  // The r >> 2 whole dwords into rax, each closed by adc $0 (rdx is free: the constants are
+  // built); the pointer ends past them as above.
+  const Gp& word = ctx.regs.scratch;
+  ctx.b.shr(ecx, 2);
+  ctx.b.jz(joined);
+  ctx.b.bind(dwords);
+  ctx.b.mov(word.r32(), dword_ptr(buffer));
+  ctx.b.add(ctx.regs.accumulators.front(), word);
+  ctx.b.adc(ctx.regs.accumulators.front(), 0);
+  ctx.b.add(buffer, 4);
+  emitDwordSummedApart(ctx);
+  ctx.b.dec(ecx);
+  ctx.b.jnz(dwords);
+  ctx.b.bind(joined);
+  ctx.b.and_(count.r32(), 3);
+  emitReduce(ctx, accs);
+  return true;
+}
+
+void VectorFamily::emitMidSetup(EmitContext& /*ctx*/, int /*accumulators*/) const {
+  throw std::logic_error("a family without the AVX2 middle path has no set-up for it");
+}
+
+void VectorFamily::emitMaskedLastVector(EmitContext& ctx, const Vec& last, const Vec& /*mask*/,
+                                        int chain) const {
+  emitVectorFrom(ctx, last, chain);
+}
+
 bool VectorFamily::midPathStandsAlone(const Params& /*params*/) const {
   return traits().unitBytes == 64;
 }

@@ -31,6 +31,18 @@ class VectorFamily : public CarryFamily {
   // A memory operand of one vector at `disp` bytes from the pointer.
   asmjit::x86::Mem vectorAt(const EmitContext& ctx, int disp) const;
   asmjit::x86::Vec vec(int id) const;
+
+  // The AVX2 middle path (32-byte vectors; vector_family.cpp says how), through the hooks
+  // below: the ladder of whole vectors by emitVector, the last one's whole dwords by a masked
+  // load (ymm11, its dword mask in ymm10), a page-crossing one's dwords in rax.
+  bool emitDwordMaskedMidPath(EmitContext& ctx) const;
+  // Its set-up: accumulators 0..accumulators-1 zeroed and the family's constants.
+  virtual void emitMidSetup(EmitContext& ctx, int accumulators) const;
+  // Its last vector, masked-out dwords zero, into accumulator `chain`.
+  virtual void emitMaskedLastVector(EmitContext& ctx, const asmjit::x86::Vec& last,
+                                    const asmjit::x86::Vec& mask, int chain) const;
+  // After each dword a page-crossing last vector adds to rax (the pointer has passed it).
+  virtual void emitDwordSummedApart(EmitContext& /*ctx*/) const {}
 };
 
 }  // namespace csumtune::gen::detail

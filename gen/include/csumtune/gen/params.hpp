@@ -114,6 +114,17 @@ inline constexpr int kByteLoadCount = 3;
 enum class Block80 : std::uint8_t { Chain, Pair, Loop };
 inline constexpr int kBlock80Count = 3;
 
+// How the avx2 family sums a vector (key `vsum`, carry=avx2 only). `halves` (the default: the
+// code every avx2 string named before the key): the 32-bit halves of its 64-bit lanes into
+// 64-bit lanes, five instructions a vector. `madd`: its words biased to signed and summed in
+// pairs by vpmaddwd into 32-bit lanes, widened every ~1 MiB, three instructions a vector; the
+// space searches this one.
+enum class VectorSum : std::uint8_t { Halves, Madd };
+inline constexpr int kVectorSumCount = 2;
+// What the .S header says of a vsum=madd kernel's carry (the family's summary is halves').
+inline constexpr std::string_view kMaddSummary =
+    "AVX2: words biased to signed, summed in pairs by vpmaddwd into 32-bit lanes (user space)";
+
 // CPU features a kernel may need; the runtime checks them against the host before it
 // runs anything.
 // (Appended only: the values name bits elsewhere.) AVX512BW: byte-masked loads (mid=N of the
@@ -198,6 +209,7 @@ struct Params {
   // load (AVX-512: vmovdqu8 under a byte mask; AVX2: vpmaskmovd of its whole dwords, the last 0..3
   // bytes by the frame's byte tail), one reduction, no loop set-up and no pushes. 0 = none.
   int mid = 0;
+  VectorSum vsum = VectorSum::Halves;  // key `vsum` (carry=avx2 only)
   // Where the code sits: its first byte at this offset of a 64-byte line (the JIT places it
   // there, the .S files align and pad to it). Not an instruction of the kernel: the same
   // bytes run wherever they sit, but a short call's few cycles depend on how its branches and
@@ -273,6 +285,7 @@ std::string_view toString(Entry entry);
 std::string_view toString(Bounds bounds);
 std::string_view toString(ByteLoad byteLoad);
 std::string_view toString(Block80 block80);
+std::string_view toString(VectorSum vsum);
 
 // Features the CPU must have to run this kernel.
 std::vector<CpuFeature> requiredFeatures(const Params& params);
@@ -283,7 +296,8 @@ struct SpaceFilter {
 };
 
 // Every valid loop shape and prefetch setting (carry, chains, unroll, prefetch, hint) with the
-// default short path, in a stable order.
+// default short path, in a stable order; avx2 in its vsum=madd form (the halves form, vsum's
+// default, stays valid but is not searched).
 std::vector<Params> enumerateSpace(SpaceFilter filter = {});
 
 // Which bounds frameVariants() tries: the strict form only (what tune's frame stage searches
