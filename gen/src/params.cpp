@@ -386,6 +386,13 @@ std::vector<CpuFeature> requiredFeatures(const Params& params) {
   return out;
 }
 
+Params searchedForm(Params p) {
+  // avx2 is searched in its madd form: three vector instructions a vector where the halves
+  // take five (both stay valid; an avx2 string without vsum is halves).
+  if (p.carry == Carry::Avx2) p.vsum = VectorSum::Madd;
+  return p;
+}
+
 std::vector<Params> enumerateSpace(SpaceFilter filter) {
   using L = ParamLimits;
   std::vector<Params> space;
@@ -395,10 +402,8 @@ std::vector<Params> enumerateSpace(SpaceFilter filter) {
       for (int unroll = chains; unroll <= L::kMaxUnroll; unroll += chains) {
         for (int prefetch = 0; prefetch <= L::kMaxPrefetch; prefetch += L::kPrefetchStep) {
           for (int hint = 0; hint < kHintCount; ++hint) {
-            Params p{traits->carry, chains, unroll, prefetch, static_cast<Hint>(hint)};
-            // avx2 is searched in its madd form: three vector instructions a vector where
-            // the halves take five (both stay valid; an avx2 string without vsum is halves).
-            if (traits->carry == Carry::Avx2) p.vsum = VectorSum::Madd;
+            const Params p = searchedForm(
+                Params{traits->carry, chains, unroll, prefetch, static_cast<Hint>(hint)});
             if (filter.distinctCodeOnly && !(p.canonical() == p)) continue;
             if (validationError(p).empty()) space.push_back(p);
           }

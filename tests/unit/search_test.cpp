@@ -63,6 +63,21 @@ TEST(SearchSpace, ProjectionLandsOnValidParamsAndRoundTrips) {
             codeKey(gen::parseParams("prefetch=0,hint=t1")));
 }
 
+// The search's points land on the space's forms: avx2 as vsum=madd, as enumerateSpace has it.
+TEST(SearchSpace, TheSearchProjectsAvx2ToItsMaddForm) {
+  const SearchSpace space(false);
+  std::size_t avx2 = 0;
+  for (const gen::Params& p : space.distinctKernels()) {
+    if (p.carry != gen::Carry::Avx2) continue;
+    ++avx2;
+    EXPECT_EQ(p.vsum, gen::VectorSum::Madd) << p.toString();
+    ASSERT_EQ(space.project(p.carry, SearchSpace::pointOf(p)), p) << p.toString();
+  }
+  EXPECT_GT(avx2, 0u);
+  EXPECT_EQ(space.project(gen::Carry::Avx2, {2, 22, 0, 0}).vsum, gen::VectorSum::Madd);
+  EXPECT_EQ(space.project(gen::Carry::Avx512, {2, 22, 0, 0}).vsum, gen::VectorSum::Halves);
+}
+
 TEST(Evaluator, MemoizesAndCountsOnlyUniqueEvaluations) {
   SyntheticMeasurer m;
   Evaluator ev(m, {5, 0, nullptr});

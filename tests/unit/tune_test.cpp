@@ -18,6 +18,7 @@
 #include "report/tune_report.hpp"
 #include "search/space.hpp"
 #include "source_file.hpp"
+#include "tune/finalist_results.hpp"
 #include "tune/middle_path.hpp"
 #include "tune/replay_measurer.hpp"
 #include "tune/tune.hpp"
@@ -376,8 +377,18 @@ TEST(Tune, AnInterruptWithinAPhaseEndsTheRunThere) {
   EXPECT_FALSE(run.evaluations.empty()) << "the search's evaluations are kept for --resume";
 }
 
+// The stages after the search (polish, frames, finalists) start from a kernel's loop: avx2's
+// keeps its vector sum, or a madd winner's frames would be measured on the halves loop.
+TEST(Tune, ALoopKeepsItsVectorSum) {
+  const gen::Params madd = gen::parseParams(
+      "carry=avx2,chains=2,unroll=8,prefetch=512,tail=overlap,short=128,vsum=madd");
+  EXPECT_EQ(loopOf(madd).vsum, gen::VectorSum::Madd);
+  EXPECT_EQ(loopOf(madd).tail, gen::Tail{});
+  EXPECT_EQ(loopOf(gen::parseParams("carry=avx2,chains=2,unroll=8")).vsum, gen::VectorSum::Halves);
+}
+
 TEST(Tune, ASimdWinnerComesOutInGasStyleWhateverWasAsked) {
-  const gen::Params best = gen::parseParams("carry=avx2,chains=2,unroll=8");
+  const gen::Params best = gen::parseParams("carry=avx2,chains=2,unroll=8,vsum=madd");
   ReplayMeasurer replay(syntheticTable(best, false));
   TuneRun run = runFor(false, 1000000);
   TuneSettings settings;
@@ -890,7 +901,7 @@ TEST(Tune, ASimdWinnersMiddlePathIsDecidedPerCallAtTheGuardLengths) {
       return out;
     }
   };
-  const gen::Params best = gen::parseParams("carry=avx2,chains=2,unroll=8");
+  const gen::Params best = gen::parseParams("carry=avx2,chains=2,unroll=8,vsum=madd");
   const auto table = syntheticTable(best, false);
   struct Case {
     const char* what;

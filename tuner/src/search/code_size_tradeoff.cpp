@@ -38,7 +38,7 @@ SmallestKernel smallestKernel(bool kernelSafeOnly, gen::Kind kind) {
     if (kernelSafeOnly && !traits->kernelSafe()) continue;
     for (int chains = 1; chains <= 2; ++chains) {
       for (int unroll = chains; unroll <= 2; unroll += chains) {
-        gen::Params loop{traits->carry, chains, unroll, 0, gen::Hint::T0};
+        gen::Params loop = gen::searchedForm({traits->carry, chains, unroll, 0, gen::Hint::T0});
         loop.kind = kind;
         if (!gen::validationError(loop).empty()) continue;
         for (const gen::Params& p : gen::frameVariants(loop, {})) {

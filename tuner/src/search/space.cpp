@@ -32,8 +32,7 @@ Point SearchSpace::upperBounds() {
 gen::Params SearchSpace::project(gen::Carry carry, const Point& x) const {
   const Point lower = lowerBounds(), upper = upperBounds();
   auto clamped = [&](std::size_t i) { return std::clamp(x[i], lower[i], upper[i]); };
-  gen::Params p;
-  p.carry = carry;
+  gen::Params p = gen::searchedForm(gen::Params{carry});
   const bool even = gen::traitsOf(carry).needsEvenChains;
   p.chains = even ? std::clamp(2 * static_cast<int>(std::lround(clamped(0) / 2)), 2, L::kMaxChains)
                   : static_cast<int>(std::lround(clamped(0)));

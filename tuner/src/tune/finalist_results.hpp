@@ -121,8 +121,8 @@ Evaluation evaluationOf(const std::vector<Evaluation>& all, const gen::Params& p
 // The `count` best correct evaluations, best first.
 std::vector<Evaluation> topEvaluations(const std::vector<Evaluation>& all, std::size_t count);
 
-// The loop shape (the first five keys, kind and store) of a kernel, with the default short
-// path.
+// The loop shape (the first five keys, the vector sum, kind and store) of a kernel, with the
+// default short path.
 gen::Params loopOf(const gen::Params& p);
 
 // The guard's candidates: the `count` best, then, of the best one's loop shape, the best

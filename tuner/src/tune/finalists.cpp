@@ -64,6 +64,7 @@ std::vector<Evaluation> topEvaluations(const std::vector<Evaluation>& all, std::
 
 gen::Params loopOf(const gen::Params& p) {
   gen::Params loop{p.carry, p.chains, p.unroll, p.prefetch, p.hint};
+  loop.vsum = p.vsum;
   loop.kind = p.kind;
   loop.store = p.store;
   return loop.canonical();

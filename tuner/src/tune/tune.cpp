@@ -55,6 +55,7 @@ std::vector<gen::Params> loopNeighbours(const gen::Params& loop) {
         for (gen::Store store : {gen::Store::Plain, gen::Store::Nt}) {
           if (store != loop.store && !stores) continue;
           gen::Params p{loop.carry, chains, unroll, prefetch, loop.hint};
+          p.vsum = loop.vsum;
           p.kind = loop.kind;
           p.store = store;
           p = p.canonical();

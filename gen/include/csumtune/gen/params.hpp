@@ -295,9 +295,12 @@ struct SpaceFilter {
   bool distinctCodeOnly = false;  // only canonical() Params: one per distinct kernel
 };
 
+// The form of a loop the space has and the tuner searches: `p` with avx2 as vsum=madd (the
+// halves form, vsum's default, stays valid but is not searched); any other family unchanged.
+Params searchedForm(Params p);
+
 // Every valid loop shape and prefetch setting (carry, chains, unroll, prefetch, hint) with the
-// default short path, in a stable order; avx2 in its vsum=madd form (the halves form, vsum's
-// default, stays valid but is not searched).
+// default short path, in a stable order, each in its searched form.
 std::vector<Params> enumerateSpace(SpaceFilter filter = {});
 
 // Which bounds frameVariants() tries: the strict form only (what tune's frame stage searches
