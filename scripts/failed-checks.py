@@ -54,6 +54,8 @@ def main():
         print(f"What failed in {name}:")
         marked = [line for line in lines if MARKERS.search(line)
                   and not line.lstrip().startswith(("ok:", "[       OK ]"))]
+        # The checks' own verdicts first: a noisy log must not push them past the cap.
+        marked.sort(key=lambda line: 0 if re.match(r"\s*(FAIL|\[  FAILED)", line) else 1)
         for line in marked[:MOST_MARKED]:
             print(f"  {line[:300]}")
         if len(marked) > MOST_MARKED:

@@ -309,8 +309,8 @@ std::string validationError(const Params& p) {
                        p.exact);
   }
   if (p.vsum != VectorSum::Halves && p.carry != Carry::Avx2) {
-    return fmt::format("vsum={} is for carry=avx2 (avx512vnni sums word pairs already)",
-                       toString(p.vsum));
+    return fmt::format("vsum={} is for carry=avx2 (carry={} has one way to sum)", toString(p.vsum),
+                       toString(p.carry));
   }
   // avx512vnni counts its iterations in r10, the register a copied word passes through.
   if (p.kind == Kind::Copy && p.carry == Carry::Avx512Vnni) {
@@ -520,6 +520,7 @@ std::vector<Params> sizeClassVariants(const Params& frame) {
 
 Params compactFrame(const Params& loop) {
   Params p{loop.carry, loop.chains, loop.unroll, loop.prefetch, loop.hint};
+  p.vsum = loop.vsum;
   p.kind = loop.kind;
   p.store = loop.store;
   p.words = Words::Loop;

@@ -46,8 +46,9 @@ for model in Westmere Haswell EPYC-Rome; do
     fi
   done
   # The AVX2 middle path (mid=N, vpmaskmovd) against the guard pages on the model.
-  # Both vector sums: halves (the default) and madd (vpmaddwd, what the space searches).
-  for vsum in halves madd; do
+  # The madd vector sum (vpmaddwd, what the space searches); its middle path's masked load is
+  # the halves form's too, whose loop the per-family check above runs.
+  for vsum in madd; do
     verify=("${run[@]}" "$CSUMTUNE" verify --quick --params "carry=avx2,chains=2,unroll=4,mid=256,bounds=aligned,vsum=$vsum")
     if [[ " ${HAS[$model]} " == *" AVX2 "* ]]; then
       expect --output --as "$model: carry=avx2,vsum=$vsum with mid verifies" 0 -- "${verify[@]}"

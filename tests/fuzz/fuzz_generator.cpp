@@ -51,6 +51,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const int mids[] = {0, 128, 256, 512};
   p.mid = mids[in.next(4)];
   if (!gen::validationError(p).empty()) p.mid = 0;
+  // avx2's vector sum; other families refuse the key, so they keep the default.
+  p.vsum = static_cast<gen::VectorSum>(in.next(gen::kVectorSumCount));
+  if (!gen::validationError(p).empty()) p.vsum = gen::VectorSum::Halves;
   if (!gen::validationError(p).empty() || !missingFeatures(p).empty()) return 0;
   const std::uint32_t sum = in.next(0);
   std::vector<std::uint8_t> buffer(in.at < size ? data + in.at : data, data + size);

@@ -79,6 +79,38 @@ INSTANTIATE_TEST_SUITE_P(AllShapes, CopyCorrectness, ::testing::ValuesIn(copying
                                   (testing::inSpaceForm(info.param) ? "" : "_halves");
                          });
 
+// avx2's default vector sum (halves: what every avx2 string without vsum names) at every loop
+// shape, summing and copying, through the quick plan (what verify --all --quick gives the
+// space in CI): the space has avx2 as vsum=madd, so the suites above check halves fully only
+// at a few shapes (representativeFrames, copyingShapes).
+TEST_F(KernelCorrectness, Avx2HalvesAtEveryLoopShapeThroughTheQuickPlan) {
+  if (!missingFeatures(gen::parseParams("carry=avx2")).empty()) GTEST_SKIP() << "no AVX2";
+  std::size_t shapes = 0;
+  using L = gen::ParamLimits;
+  for (int chains = L::kMinChains; chains <= L::kMaxChains; ++chains) {
+    for (int unroll = chains; unroll <= L::kMaxUnroll; unroll += chains) {
+      const int n = static_cast<int>(shapes);
+      gen::Params p{gen::Carry::Avx2, chains, unroll, n * 3 % 65 * 64,
+                    static_cast<gen::Hint>(n % gen::kHintCount)};
+      if (!gen::validationError(p).empty()) continue;
+      ++shapes;
+      const Kernel sum = Jit::compile(p);
+      const auto summed =
+          tuner::verifyKernel(sum.fn(), *fixture_, tuner::forParams(tuner::quickPlan(p, 7), p));
+      EXPECT_TRUE(summed.ok()) << p.toString() << ": " << *summed.failure;
+      EXPECT_GT(summed.calls, 200u) << p.toString();
+      p.kind = gen::Kind::Copy;
+      if (!gen::validationError(p).empty()) continue;
+      const Kernel copy = Jit::compile(p);
+      const auto copied = tuner::verifyCopyKernel(copy.copyFn(), *fixture_,
+                                                  tuner::forParams(tuner::quickPlan(p, 7), p));
+      EXPECT_TRUE(copied.ok()) << p.toString() << ": " << *copied.failure;
+      EXPECT_GT(copied.calls, 200u) << p.toString();
+    }
+  }
+  EXPECT_EQ(shapes, 85u);
+}
+
 TEST(KernelShapes, CoverEveryFamilyChainAndUnroll) {
   EXPECT_EQ(representativeShapes().size(), 85u * 6 + 33u);
 }

@@ -66,6 +66,8 @@ TEST(Params, TheVectorSumKeyIsAvx2sAndTheSpaceSearchesMadd) {
     }
   }
   EXPECT_THROW(parseParams("carry=avx2,vsum=pairs"), ParamsError);
+  // The stand-in the size limit measures for a too-big kernel keeps its vector sum.
+  EXPECT_EQ(compactFrame(madd).vsum, VectorSum::Madd);
   std::size_t avx2 = 0;
   for (const Params& p : enumerateSpace()) {
     EXPECT_EQ(p.vsum, p.carry == Carry::Avx2 ? VectorSum::Madd : VectorSum::Halves) << p.toString();

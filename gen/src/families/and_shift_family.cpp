@@ -1,7 +1,5 @@
 #include "and_shift_family.hpp"
 
-#include <algorithm>
-
 namespace csumtune::gen::detail {
 
 using namespace asmjit;

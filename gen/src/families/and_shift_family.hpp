@@ -1,8 +1,9 @@
-// avx2 and avx512: each vector is read as 64-bit lanes whose low and high 32-bit halves
-// (`vpand` with 0x00000000ffffffff, `vpsrlq $32`) are added into 64-bit accumulator lanes with
-// `vpaddq`. A lane can take 2^32 such additions, more than a 2 GiB buffer has, so nothing
-// ever overflows and no flag or carry is involved; the sum stays congruent mod 0xffff because
-// 2^32 = 1 (mod 0xffff). Register 15 holds the mask, 14 and 13 are temporaries.
+// avx2 (vsum=halves, its default) and avx512: each vector is read as 64-bit lanes whose low
+// and high 32-bit halves (`vpand` with 0x00000000ffffffff, `vpsrlq $32`) are added into 64-bit
+// accumulator lanes with `vpaddq`. A lane can take 2^32 such additions, more than a 2 GiB
+// buffer has, so nothing ever overflows and no flag or carry is involved; the sum stays
+// congruent mod 0xffff because 2^32 = 1 (mod 0xffff). Register 15 holds the mask, 14 and 13
+// are temporaries.
 #pragma once
 
 #include "vector_family.hpp"
