@@ -518,11 +518,16 @@ std::vector<Params> sizeClassVariants(const Params& frame) {
   return out;
 }
 
+Params loopKeysOf(const Params& p) {
+  Params loop{p.carry, p.chains, p.unroll, p.prefetch, p.hint};
+  loop.vsum = p.vsum;
+  loop.kind = p.kind;
+  loop.store = p.store;
+  return loop;
+}
+
 Params compactFrame(const Params& loop) {
-  Params p{loop.carry, loop.chains, loop.unroll, loop.prefetch, loop.hint};
-  p.vsum = loop.vsum;
-  p.kind = loop.kind;
-  p.store = loop.store;
+  Params p = loopKeysOf(loop);
   p.words = Words::Loop;
   p.shortBelow = 0;
   return p.canonical();

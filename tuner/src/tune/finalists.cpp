@@ -63,11 +63,7 @@ std::vector<Evaluation> topEvaluations(const std::vector<Evaluation>& all, std::
 }
 
 gen::Params loopOf(const gen::Params& p) {
-  gen::Params loop{p.carry, p.chains, p.unroll, p.prefetch, p.hint};
-  loop.vsum = p.vsum;
-  loop.kind = p.kind;
-  loop.store = p.store;
-  return loop.canonical();
+  return gen::loopKeysOf(p).canonical();
 }
 
 std::vector<Evaluation> guardCandidates(const std::vector<Evaluation>& all, std::size_t count) {

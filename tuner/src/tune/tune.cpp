@@ -54,9 +54,10 @@ std::vector<gen::Params> loopNeighbours(const gen::Params& loop) {
       for (int prefetch : {loop.prefetch, 0}) {
         for (gen::Store store : {gen::Store::Plain, gen::Store::Nt}) {
           if (store != loop.store && !stores) continue;
-          gen::Params p{loop.carry, chains, unroll, prefetch, loop.hint};
-          p.vsum = loop.vsum;
-          p.kind = loop.kind;
+          gen::Params p = gen::loopKeysOf(loop);
+          p.chains = chains;
+          p.unroll = unroll;
+          p.prefetch = prefetch;
           p.store = store;
           p = p.canonical();
           if (gen::validationError(p).empty() && std::find(out.begin(), out.end(), p) == out.end())

@@ -320,6 +320,11 @@ std::vector<Params> frameVariants(const Params& loop, const std::vector<int>& ex
 // best SIMD frames (without the ones that lack a short path); the tests link a few.
 std::vector<Params> sizeClassVariants(const Params& frame);
 
+// The loop of `p`: its loop keys (the first five and vsum), kind and store, with every frame
+// key at its default. The one place that says which keys make a loop: the tuner's stages
+// rebuild loops through it (a key missing here would be dropped on the way).
+Params loopKeysOf(const Params& p);
+
 // `loop` (its loop keys, kind and store kept) in its most compact frame: the word loop
 // instead of the unrolled ladder, no short path, the rest as by default. The smallest code a
 // loop shape can have (within a few bytes), so a size-limited search can rank the shape.
