@@ -22,21 +22,21 @@ mkdir -p "$WORK"
 CACHE=${CSUMTUNE_KERNEL_CACHE:-/var/cache/csumtune-kernel}
 TIMEOUT=${CSUMTUNE_QEMU_TIMEOUT:-900}
 
+source "$(dirname "$0")/packages.sh"
 # --- The kernel: Debian's default image for this release, and its headers for kbuild.
 kernel_abi() { apt-cache depends linux-image-amd64 2>/dev/null | sed -n 's/.*Depends: linux-image-\(.*\)$/\1/p' | head -1; }
 abi=$(kernel_abi)
 if [[ -z $abi && $(id -u) -eq 0 ]]; then
-  DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null 2>&1
+  apt_get update -qq >/dev/null 2>&1
   abi=$(kernel_abi)
 fi
 [[ -n $abi ]] || die "cannot tell which kernel linux-image-amd64 depends on (apt lists missing?)"
-source "$(dirname "$0")/packages.sh"
 ensure_packages kernel-module qemu-system-x86 busybox-static cpio "linux-headers-$abi"
 # The image itself is only unpacked, never installed: the host's boot setup stays untouched.
 vmlinuz="$CACHE/$abi/boot/vmlinuz-$abi"
 if [[ ! -f $vmlinuz ]]; then
   mkdir -p "$CACHE/$abi"
-  (cd "$CACHE" && apt-get download "linux-image-$abi" >/dev/null 2>&1) || die "apt-get download linux-image-$abi failed"
+  (cd "$CACHE" && apt_get download "linux-image-$abi" >/dev/null 2>&1) || die "apt-get download linux-image-$abi failed"
   dpkg-deb -x "$CACHE"/linux-image-"$abi"_*.deb "$CACHE/$abi" || die "cannot unpack linux-image-$abi"
   rm -f "$CACHE"/linux-image-"$abi"_*.deb
 fi

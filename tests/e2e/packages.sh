@@ -4,8 +4,14 @@
 #   ensure_packages LOG_PREFIX PACKAGE...
 # installs what is missing when run as root (CI), and otherwise skips (exit 77; in CI, where
 # CSUMTUNE_CI=1 and a skip would hide a broken test, a FAIL and exit 1).
+#   apt_get ARG...
+# apt-get under one lock of our own: tests that install run side by side, and apt-get itself
+# gives up at once when another holds dpkg's or the lists' lock.
 # shellcheck source=lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+apt_get() {
+  flock /var/lock/csumtune-apt.lock env DEBIAN_FRONTEND=noninteractive apt-get "$@"
+}
 ensure_packages() {
   local E2E_NAME=$1  # the name skip and log say
   shift
@@ -16,9 +22,9 @@ ensure_packages() {
   [[ ${#missing[@]} -eq 0 ]] && return 0
   [[ $(id -u) -eq 0 ]] || skip "needs ${missing[*]} (run as root to install them)"
   log "installing ${missing[*]}"
-  if ! DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null 2>&1; then
-    DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null 2>&1
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null ||
+  if ! apt_get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null 2>&1; then
+    apt_get update -qq >/dev/null 2>&1
+    apt_get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null ||
       die "apt-get install ${missing[*]} failed"
   fi
 }
