@@ -51,7 +51,7 @@ struct EmitContext {
 
   // Code laid out after the function's last `ret`, in the order added (byteload=straight's
   // computed load): the paths that jump there fall through when they do not.
-  std::vector<std::function<void()>> outOfLine;
+  std::vector<std::function<void()>> outOfLine{};
 
   asmjit::Label skipScalarTails_{};  // through skipScalarTails() only
 };

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <set>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -414,6 +415,27 @@ std::vector<Params> enumerateSpace(SpaceFilter filter) {
   return space;
 }
 
+namespace {
+
+// Variants in the order they are first made, each once. A loop has thousands of frame
+// variants: a linear search of the list for each new one cost more than verifying them.
+class DistinctVariants {
+ public:
+  // Adds `p` when it is valid and not there yet.
+  void add(const Params& p) {
+    if (validationError(p).empty() && seen_.insert(p).second) list_.push_back(p);
+  }
+  std::size_t size() const { return list_.size(); }
+  const Params& operator[](std::size_t i) const { return list_[i]; }
+  std::vector<Params> take() { return std::move(list_); }
+
+ private:
+  std::vector<Params> list_;
+  std::set<Params> seen_;
+};
+
+}  // namespace
+
 std::vector<Params> frameVariants(const Params& loop, const std::vector<int>& exactLengths,
                                   FrameBounds which) {
   std::vector<int> exacts{0};
@@ -425,7 +447,7 @@ std::vector<Params> frameVariants(const Params& loop, const std::vector<int>& ex
   std::vector<int> bounds{Params{}.shortBelow, 0};
   for (int b : ParamLimits::kShortBounds)
     if (std::find(bounds.begin(), bounds.end(), b) == bounds.end()) bounds.push_back(b);
-  std::vector<Params> out;
+  DistinctVariants out;
   for (int t = 0; t < kTailCount * kSumEntryCount * kEntryCount * 2 * kWordsCount; ++t) {
     for (int exact : exacts) {
       for (int bound : bounds) {
@@ -437,9 +459,7 @@ std::vector<Params> frameVariants(const Params& loop, const std::vector<int>& ex
         p.words = static_cast<Words>(t / (kTailCount * kSumEntryCount * kEntryCount * 2));
         p.exact = exact;
         p.shortBelow = bound;
-        p = p.canonical();
-        if (validationError(p).empty() && std::find(out.begin(), out.end(), p) == out.end())
-          out.push_back(p);
+        out.add(p.canonical());
       }
     }
   }
@@ -450,9 +470,7 @@ std::vector<Params> frameVariants(const Params& loop, const std::vector<int>& ex
     if (out[i].tailChains != 1) continue;
     Params p = out[i];
     p.tailChains = Params::kShortTailChain;
-    p = p.canonical();
-    if (validationError(p).empty() && std::find(out.begin(), out.end(), p) == out.end())
-      out.push_back(p);
+    out.add(p.canonical());
   }
   // block80=pair after those, for the same reason: every entry=forty frame whose 80-byte block
   // is one chain, again with two.
@@ -461,9 +479,7 @@ std::vector<Params> frameVariants(const Params& loop, const std::vector<int>& ex
     Params p = out[i];
     p.block80 = Block80::Pair;
     p = p.canonical();
-    if (p.block80 == Block80::Pair && validationError(p).empty() &&
-        std::find(out.begin(), out.end(), p) == out.end())
-      out.push_back(p);
+    if (p.block80 == Block80::Pair) out.add(p);
   }
   // block80=loop after those: every frame again as entry=forty with each of its bounds, where
   // the 80-byte block repeats; from every entry, since a main loop's block no larger than the
@@ -476,9 +492,7 @@ std::vector<Params> frameVariants(const Params& loop, const std::vector<int>& ex
       p.block80 = Block80::Loop;
       p.shortBelow = bound;
       p = p.canonical();
-      if (p.block80 == Block80::Loop && validationError(p).empty() &&
-          std::find(out.begin(), out.end(), p) == out.end())
-        out.push_back(p);
+      if (p.block80 == Block80::Loop) out.add(p);
     }
   }
   if (which == FrameBounds::Both) {
@@ -488,18 +502,16 @@ std::vector<Params> frameVariants(const Params& loop, const std::vector<int>& ex
         Params p = out[i];
         p.bounds = Bounds::Aligned;
         p.byteLoad = load;
-        p = p.canonical();
-        if (validationError(p).empty() && std::find(out.begin(), out.end(), p) == out.end())
-          out.push_back(p);
+        out.add(p.canonical());
       }
     }
   }
-  return out;
+  return out.take();
 }
 
 std::vector<Params> sizeClassVariants(const Params& frame) {
-  std::vector<Params> out;
-  if (!traitsOf(frame.carry).isVector() || frame.kind != Kind::Sum) return out;
+  DistinctVariants out;
+  if (!traitsOf(frame.carry).isVector() || frame.kind != Kind::Sum) return out.take();
   for (int mid : ParamLimits::kMidBounds) {
     std::vector<int> shorts{0};
     for (int b : ParamLimits::kShortBounds) shorts.push_back(b);
@@ -510,12 +522,10 @@ std::vector<Params> sizeClassVariants(const Params& frame) {
       p.shortBelow = bound;
       // The entry test only differs with a short path: keep the frame's where there is one.
       p = p.canonical();
-      if (p.hasMidPath() && validationError(p).empty() &&
-          std::find(out.begin(), out.end(), p) == out.end())
-        out.push_back(p);
+      if (p.hasMidPath()) out.add(p);
     }
   }
-  return out;
+  return out.take();
 }
 
 Params loopKeysOf(const Params& p) {

@@ -43,7 +43,7 @@ struct SweepPoint {
   // Time ratio winner / baseline, the median of the per-round ratios with its 95 % interval
   // (all 0 when not measured). Against identical code the median alone is above 1 at about
   // half the lengths; only where the interval is above 1 is the winner surely slower.
-  RatioEstimate paired;
+  RatioEstimate paired{};
   bool pairedMeasured() const { return paired.high > 0; }
   bool significantlySlower() const { return paired.low > 1.0; }
   // Time ratio winner / the file at its slowest placement: above 1 the winner is slower than

@@ -232,6 +232,8 @@ struct Params {
   // existed is printed the same today.
   std::string toString() const;
   bool operator==(const Params&) const = default;
+  // Any strict order (key by key), for sets of distinct kernels.
+  auto operator<=>(const Params&) const = default;
 
   // The same kernel with equal parameters made equal: without prefetch the hint emits
   // nothing, so it is set to t0; a short bound the block does not exceed makes no short
