@@ -28,10 +28,13 @@ struct TuneSettings {
   // best loop shape, guardCandidates()) are measured against the baseline at
   // `guardLengths` (lengths the profile may not weigh); the finalists are taken from those
   // no more than `guardTolerance` slower at any of them first. 0 candidates = no guard.
+  // 136, 160 and 168 split the widest gap, 129..176, where a wide vector loop takes its first
+  // tails and entry=forty's 80-byte block its second pass: a winner chosen without them lost
+  // there, hot (docs/tuning.md).
   std::size_t guardCandidates = 24;
-  std::vector<int> guardLengths{1,   2,   3,   7,   8,   9,   15,  16,  20,  24,  31,
-                                32,  33,  40,  48,  56,  63,  64,  65,  72,  80,  96,
-                                100, 112, 127, 128, 129, 176, 192, 255, 256, 384, 511};
+  std::vector<int> guardLengths{1,   2,   3,   7,   8,   9,   15,  16,  20,  24,  31,  32,
+                                33,  40,  48,  56,  63,  64,  65,  72,  80,  96,  100, 112,
+                                127, 128, 129, 136, 160, 168, 176, 192, 255, 256, 384, 511};
   double guardTolerance = 0.02;
   // When the finalists' final measurement reverses the search's order of two of them by more
   // than this (beyond its confidence interval), the finalists are widened and measured again.
