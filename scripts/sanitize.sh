@@ -7,8 +7,8 @@
 # through the same code paths (the golden digests, the linked-kernel and lint sweeps, which
 # mostly wait on the assembler; the generator's structural sweeps; the instruction counts of
 # whole shape families, which single-step JIT code ASan does not instrument; the round trips
-# of whole-space tables through results.json, whose readers fuzz_results runs instrumented;
-# the middle-path stage over every guard length) are left to the plain build. The fault trap
+# of whole-space tables through results.json, whose readers fuzz_results runs instrumented)
+# are left to the plain build. The fault trap
 # of the correctness checker catches SIGSEGV itself (a read past a buffer is a finding it
 # reports), so ASan leaves that signal alone.
 #
@@ -24,7 +24,6 @@ whole_space+=':InstructionCount.MiddleBounds*:InstructionCount.ShortTailChain*'
 whole_space+=':InstructionCount.ByteLoadStraight*:InstructionCount.Block80Loop*'
 whole_space+=':ResultsRoundTrip.EveryReaderReads*:ResultsRoundTrip.BestPrefers*'
 whole_space+=':ResultsRoundTrip.ARunInterruptedAfterTheFinalists*'
-whole_space+=':Tune.ASimdWinnersMiddlePathIsDecidedPerCall*'
 "$BUILD/tests/csumtune_tests" --gtest_brief=1 --gtest_filter="-AllShapes/*:$whole_space"
 "$BUILD/tests/csumtune_tests" --gtest_brief=1 --gtest_filter='AllShapes/*_u16*:AllShapes/*_u3_*:AllShapes/*_u3'
 tests/e2e/cli.sh "$BUILD/tuner/csumtune"

@@ -418,7 +418,7 @@ std::vector<Params> enumerateSpace(SpaceFilter filter) {
 namespace {
 
 // Variants in the order they are first made, each once. A loop has thousands of frame
-// variants: a linear search of the list for each new one cost more than verifying them.
+// variants: a linear search of the list for each new one made listing them quadratic.
 class DistinctVariants {
  public:
   // Adds `p` when it is valid and not there yet.

@@ -64,8 +64,8 @@ for model in Westmere Haswell EPYC-Rome; do
   # No results for this CPU: best() falls back to the safe default and says so; the runtime
   # and loader suites, a correctness subset, and the emitter's byte identity all pass.
   # (What does not depend on the CPU runs on one model: the loader's refusals of malformed
-  # files, and the emitter's byte identity. The middle-path stage's sweep over the guard
-  # lengths is the host's: the per-family checks above run its kernels here.)
+  # files, and the emitter's byte identity. The middle-path stage's decisions on a replayed
+  # table depend on no CPU either and run on the host, plain and under ASan.)
   subset='Runtime.*:LoaderTest.*:Params*:OutputFiles.*:Tune*'
   subset+=':-Tune.ASimdWinnersMiddlePathIsDecidedPerCall*'
   if [[ $model == Westmere ]]; then

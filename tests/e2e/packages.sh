@@ -10,7 +10,7 @@
 # shellcheck source=lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 apt_get() {
-  flock /var/lock/csumtune-apt.lock env DEBIAN_FRONTEND=noninteractive apt-get "$@"
+  flock -o /var/lock/csumtune-apt.lock env DEBIAN_FRONTEND=noninteractive apt-get "$@"
 }
 ensure_packages() {
   local E2E_NAME=$1  # the name skip and log say

@@ -63,9 +63,9 @@ struct GuardResult {
   bool eligible = true;                     // loss() within the tolerance
   CacheState worstCache = CacheState::Hot;  // where worstRatio was measured
   // The highest lower end, over the lengths, of the 95 % interval of the paired time ratio (0
-  // when the measurer has no intervals). Cold, 31 rounds of identical code put a median 2-8 %
-  // above 1 at some length of 33; an interval lies above 1 by chance at one length in forty
-  // (so at one or two of 66), and then mostly by less than the guard's tolerance.
+  // when the measurer has no intervals). Cold, identical code's median lies above 1 at some
+  // guard length by chance; its interval does so at about one length in forty (docs/tuning.md),
+  // and then mostly by less than the guard's tolerance.
   double worstLow = 0;
   // How many lengths, hot and cold, have their whole interval above 1.
   int surelySlower = 0;

@@ -26,7 +26,7 @@ std::vector<gen::Params> middleVariants(const gen::Params& winner);
 // 8 bytes with tail=overlap), and at the exact length, every bound runs the same instructions
 // (where the middle path's bytes shift them, at other addresses: a placement, which the measurement
 // varies round by round or the placement stage judges). There two bounds differ only by noise, and
-// over 66 lengths, hot and cold, noise puts an interval above the guard's limit now and then.
+// over the guard's lengths, hot and cold, noise puts an interval above its limit now and then.
 std::vector<int> lengthsWhereMiddleBoundsDiffer(const gen::Params& winner,
                                                 const std::vector<int>& guardLengths);
 

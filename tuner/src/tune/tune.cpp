@@ -219,7 +219,7 @@ std::vector<GuardResult> guardedResults(TuneMeasurer& measurer,
 // least first: when none passes, the finalists are the ones closest to passing (the smallest
 // excess over the baseline summed over the guard lengths, then the smallest worst ratio), not
 // the profile's best, which may lose badly at a length it does not weigh. The sum, not the
-// worst ratio alone: over 36 lengths hot and cold the worst one is mostly the noisiest one.
+// worst ratio alone: over the guard's lengths, hot and cold, the worst one is mostly the noisiest.
 std::vector<Evaluation> guardedFinalists(TuneRun& run, TuneMeasurer& measurer,
                                          const TuneSettings& settings) {
   const auto best = guardCandidates(run.evaluations, settings.guardCandidates);

@@ -28,9 +28,9 @@ struct TuneSettings {
   // best loop shape, guardCandidates()) are measured against the baseline at
   // `guardLengths` (lengths the profile may not weigh); the finalists are taken from those
   // no more than `guardTolerance` slower at any of them first. 0 candidates = no guard.
-  // 136, 160 and 168 split the widest gap, 129..176, where a wide vector loop takes its first
-  // tails and entry=forty's 80-byte block its second pass: a winner chosen without them lost
-  // there, hot (docs/tuning.md).
+  // 136, 160 and 168 split the gap 129..176, where a wide vector loop takes its first tails
+  // and entry=forty's 80-byte block its second pass: a winner chosen without them lost there,
+  // hot (docs/tuning.md).
   std::size_t guardCandidates = 24;
   std::vector<int> guardLengths{1,   2,   3,   7,   8,   9,   15,  16,  20,  24,  31,  32,
                                 33,  40,  48,  56,  63,  64,  65,  72,  80,  96,  100, 112,
