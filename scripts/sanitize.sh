@@ -8,9 +8,8 @@
 # mostly wait on the assembler; the generator's structural sweeps; the instruction counts of
 # whole shape families, which single-step JIT code ASan does not instrument; the round trips
 # of whole-space tables through results.json, whose readers fuzz_results runs instrumented)
-# are left to the plain build. The fault trap
-# of the correctness checker catches SIGSEGV itself (a read past a buffer is a finding it
-# reports), so ASan leaves that signal alone.
+# are left to the plain build. The fault trap of the correctness checker catches SIGSEGV
+# itself (a read past a buffer is a finding it reports), so ASan leaves that signal alone.
 #
 #   scripts/sanitize.sh        exit 1 on any finding or failed test
 set -euo pipefail
