@@ -535,21 +535,25 @@ FortyLabels emitFortyEntry(EmitContext& ctx, const Label& returnSum) {
 }
 
 // entry=forty's short paths, which execute no more instructions than Linux's file at any
-// length below 128: exactly 40 bytes straight-line; from 80 an 80-byte block (two chains when
-// the frame has two tail chains or block80=pair or loop and two accumulators; block80=loop
-// repeats it from 160 bytes while 80 are left), then 40-byte ones while 40 are left (120, 160,
-// ... return there; 80 goes through the empty ladder); 41..79 one 40-byte block; then what is left
-// (under 40 bytes) as the ladder of 32, 16 and 8 and the last bytes. Under 8 bytes, 0 included, go
-// to the tiny path.
+// length below the short bound: exactly 40 bytes straight-line; from 80 an 80-byte block (two
+// chains when the frame has two tail chains or block80=pair or loop and two accumulators),
+// then 40-byte ones while 40 are left (120, 160, ... return there; 80 goes through the empty
+// ladder); 41..79 one 40-byte block; then what is left (under 40 bytes) as the ladder of 32,
+// 16 and 8 and the last bytes. Under 8 bytes, 0 included, go to the tiny path. A path that
+// starts with a block loads its first word into each accumulator it starts (nothing to zero).
+// block80=loop has a path of its own from 160 bytes (below).
 void emitFortyPaths(EmitContext& ctx, const FortyLabels& at, const Label& tinyBuffer,
                     const Gp& scratch, bool second) {
   const Gp& buffer = ctx.regs.buffer;
   const Gp& acc0 = ctx.regs.accumulators.front();
   const bool sumFirst = ctx.params.sum == SumEntry::First;
-  const auto block40 = [&] {
-    emitAddAdcBlock(ctx, acc0, 0, 5);
-    ctx.b.add(buffer, 40);
-    ctx.b.sub(esi, 40);
+  const bool looping = ctx.params.block80 == Block80::Loop;
+  const bool twoAccumulators = ctx.regs.accumulators.size() > 1;
+  // acc0 holds the sum on entry with sum=first; with sum=last it starts from the first word.
+  const auto firstChain = [&](int disp, int words) { emitChain(ctx, acc0, disp, words, sumFirst); };
+  const auto advance = [&](int bytes) {
+    ctx.b.add(buffer, bytes);
+    ctx.b.sub(esi, bytes);
   };
   // Each path falls into a ladder of its own: a taken jump costs a hot call about what an
   // instruction does, and a jump to a shared ladder is one (bench --count-instructions counts
@@ -560,67 +564,78 @@ void emitFortyPaths(EmitContext& ctx, const FortyLabels& at, const Label& tinyBu
   };
 
   ctx.b.bind(at.from80);
-  emitShortPreamble(ctx, second);
-  const bool twoAccumulators = ctx.regs.accumulators.size() > 1;
-  // The 80 bytes as two add/adc chains of five words, one in each accumulator.
-  const auto twoChains = [&] {
-    emitAddAdcBlock(ctx, acc0, 0, 5);
-    emitAddAdcBlock(ctx, ctx.regs.accumulators[1], 40, 5);
-  };
-  if (second) {
-    twoChains();
-  } else if (ctx.params.block80 != Block80::Chain && twoAccumulators) {
-    // block80=pair with one tail chain: the second chain starts from its first word (nothing
-    // to zero) and is added in at once, so the ladder after it keeps one chain and rcx.
+  if (second || (ctx.params.block80 != Block80::Chain && twoAccumulators)) {
+    // The 80 bytes as two add/adc chains of five words. With one tail chain (block80=pair or
+    // loop) the second is added in at once, so the ladder after it keeps one chain and rcx.
     const Gp& acc1 = ctx.regs.accumulators[1];
-    emitAddAdcBlock(ctx, acc0, 0, 5);
+    firstChain(0, 5);
     emitChain(ctx, acc1, 40, 5, false);
-    emitAddChain(ctx, acc0, {acc1});
+    if (!second) emitAddChain(ctx, acc0, {acc1});
   } else {
-    emitAddAdcBlock(ctx, acc0, 0, 10);
+    firstChain(0, 10);
   }
-  ctx.b.add(buffer, 80);
-  ctx.b.sub(esi, 80);
+  advance(80);
   Label next40 = ctx.b.newLabel();
   Label more40 = ctx.b.newLabel();
+  Label under40 = ctx.b.newLabel();
   ctx.b.bind(next40);
   ctx.b.cmp(esi, 40);
   ctx.b.jae(more40);
+  ctx.b.bind(under40);
   ladder();
   ctx.b.bind(more40);
-  block40();
-  ctx.b.jnz(next40);
+  emitAddAdcBlock(ctx, acc0, 0, 5);
+  advance(40);
+  // With block80=loop fewer than 80 bytes are left before this block (under 160 here, under
+  // 80 after its loop), so fewer than 40 after it: straight to the ladder, no second compare.
+  ctx.b.jnz(looping ? under40 : next40);
   if (second) emitFoldSecond(ctx);
   emitFold64(ctx, !sumFirst);
   ctx.b.ret();
 
-  if (ctx.params.block80 == Block80::Loop) {
-    // block80=loop, 160 bytes up to the short bound: the 80-byte block while 80 are left, as
-    // Linux's loop: two chains that run on from block to block (each block closes its
+  if (looping) {
+    // block80=loop, 160 bytes up to the short bound: the first 160 bytes as two chains of ten
+    // words (one set-up for two blocks), then the 80-byte block while 80 are
+    // left, as Linux's loop: the two chains run on from block to block (each block closes its
     // carries, so the loop's compare may clobber the flags), joined after it where the ladder
-    // has one chain; then what is left as above, one taken jump away.
+    // has one chain; then what is left, as above, through a ladder of its own.
     ctx.b.bind(at.from160);
-    emitShortPreamble(ctx, second);
-    const bool join = twoAccumulators && !second;
-    if (join) ctx.b.xor_(ctx.regs.accumulators[1].r32(), ctx.regs.accumulators[1].r32());
+    // The pointer moves between the chains (the first has closed its carries): every load
+    // keeps an 8-bit displacement.
+    firstChain(0, 10);
+    ctx.b.add(buffer, 160);
+    if (twoAccumulators) {
+      emitChain(ctx, ctx.regs.accumulators[1], -80, 10, false);
+    } else {
+      emitAddAdcBlock(ctx, acc0, -80, 10);
+    }
+    ctx.b.sub(esi, 160);
     Label next80 = ctx.b.newLabel();
+    Label after80 = ctx.b.newLabel();
+    ctx.b.cmp(esi, 80);
+    ctx.b.jb(after80);
     ctx.b.bind(next80);
     if (twoAccumulators) {
-      twoChains();
+      emitAddAdcBlock(ctx, acc0, 0, 5);
+      emitAddAdcBlock(ctx, ctx.regs.accumulators[1], 40, 5);
     } else {
       emitAddAdcBlock(ctx, acc0, 0, 10);
     }
-    ctx.b.add(buffer, 80);
-    ctx.b.sub(esi, 80);
+    advance(80);
     ctx.b.cmp(esi, 80);
     ctx.b.jae(next80);
-    if (join) emitAddChain(ctx, acc0, {ctx.regs.accumulators[1]});
-    ctx.b.jmp(next40);
+    ctx.b.bind(after80);
+    if (twoAccumulators && !second) emitAddChain(ctx, acc0, {ctx.regs.accumulators[1]});
+    ctx.b.cmp(esi, 40);
+    ctx.b.jae(more40);
+    ladder();
   }
 
   ctx.b.bind(at.from41);
-  emitShortPreamble(ctx, second);
-  block40();
+  // The ladder's second chain starts from zero here (the other paths start it from a word).
+  if (second) ctx.b.xor_(ctx.regs.accumulators[1].r32(), ctx.regs.accumulators[1].r32());
+  firstChain(0, 5);
+  advance(40);
   ladder();
 
   ctx.b.bind(at.below40);
