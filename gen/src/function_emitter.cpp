@@ -610,10 +610,19 @@ void emitFortyPaths(EmitContext& ctx, const FortyLabels& at, const Label& tinyBu
       emitAddAdcBlock(ctx, acc0, -80, 10);
     }
     ctx.b.sub(esi, 160);
+    // The join, then what is left (under 80 bytes) as above.
+    const auto joinAndRest = [&] {
+      if (twoAccumulators && !second) emitAddChain(ctx, acc0, {ctx.regs.accumulators[1]});
+      ctx.b.cmp(esi, 40);
+      ctx.b.jae(more40);
+      ladder();
+    };
+    // 160..239 bytes fall through to the join (no taken jump); the loop sits after their
+    // ladder and falls into a join and a ladder of its own.
     Label next80 = ctx.b.newLabel();
-    Label after80 = ctx.b.newLabel();
     ctx.b.cmp(esi, 80);
-    ctx.b.jb(after80);
+    ctx.b.jae(next80);
+    joinAndRest();
     ctx.b.bind(next80);
     if (twoAccumulators) {
       emitAddAdcBlock(ctx, acc0, 0, 5);
@@ -624,11 +633,7 @@ void emitFortyPaths(EmitContext& ctx, const FortyLabels& at, const Label& tinyBu
     advance(80);
     ctx.b.cmp(esi, 80);
     ctx.b.jae(next80);
-    ctx.b.bind(after80);
-    if (twoAccumulators && !second) emitAddChain(ctx, acc0, {ctx.regs.accumulators[1]});
-    ctx.b.cmp(esi, 40);
-    ctx.b.jae(more40);
-    ladder();
+    joinAndRest();
   }
 
   ctx.b.bind(at.from41);
