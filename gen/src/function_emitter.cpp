@@ -534,6 +534,78 @@ FortyLabels emitFortyEntry(EmitContext& ctx, const Label& returnSum) {
   return to;
 }
 
+// What each path does once fewer than 80 bytes are left: under 40 fall into that path's own
+// ladder; from 40 jump to the shared 40-byte block, which falls into a ladder of its own (none
+// left: one more jump, to the fold). A taken jump costs a hot call about what an instruction
+// does: 80..119 bytes take none here, 121..159 one, as Linux's file does.
+void emitFortyRest(EmitContext& ctx, const Label& more40, const Gp& scratch, bool second) {
+  ctx.b.cmp(esi, 40);
+  ctx.b.jae(more40);
+  emitTailsAndFold(ctx, 32, scratch, nullptr, second, ctx.params.sum == SumEntry::Last);
+  ctx.b.ret();
+}
+
+// block80=loop from 80 bytes (the 80-byte block summed, the pointer and count moved past it):
+// 80..159 bytes go on to the rest; from 160 bytes (at.from160) the first 160 bytes as two
+// chains of ten words (one set-up for two blocks), then the 80-byte block while 80 are left, as
+// Linux's loop: the two chains run on from block to block (each block closes its carries, so
+// the loop's compare may clobber the flags), joined after it where the ladder has one chain;
+// then the rest. 160..239 bytes fall through to their join (no taken jump); the loop sits after
+// their rest and falls into a join and a rest of its own.
+void emitFortyLoopPaths(EmitContext& ctx, const FortyLabels& at, const Gp& scratch, bool second) {
+  const Gp& buffer = ctx.regs.buffer;
+  const Gp& acc0 = ctx.regs.accumulators.front();
+  const bool twoAccumulators = ctx.regs.accumulators.size() > 1;
+  const bool sumFirst = ctx.params.sum == SumEntry::First;
+  Label more40 = ctx.b.newLabel();
+  emitFortyRest(ctx, more40, scratch, second);
+
+  ctx.b.bind(at.from160);
+  // The pointer moves between the chains (the first has closed its carries): every load
+  // keeps an 8-bit displacement.
+  emitChain(ctx, acc0, 0, 10, sumFirst);
+  ctx.b.add(buffer, 160);
+  if (twoAccumulators) {
+    emitChain(ctx, ctx.regs.accumulators[1], -80, 10, false);
+  } else {
+    emitAddAdcBlock(ctx, acc0, -80, 10);
+  }
+  ctx.b.sub(esi, 160);
+  const auto joinAndRest = [&] {
+    if (twoAccumulators && !second) emitAddChain(ctx, acc0, {ctx.regs.accumulators[1]});
+    emitFortyRest(ctx, more40, scratch, second);
+  };
+  Label next80 = ctx.b.newLabel();
+  ctx.b.cmp(esi, 80);
+  ctx.b.jae(next80);
+  joinAndRest();
+  ctx.b.bind(next80);
+  if (twoAccumulators) {
+    emitAddAdcBlock(ctx, acc0, 0, 5);
+    emitAddAdcBlock(ctx, ctx.regs.accumulators[1], 40, 5);
+  } else {
+    emitAddAdcBlock(ctx, acc0, 0, 10);
+  }
+  ctx.b.add(buffer, 80);
+  ctx.b.sub(esi, 80);
+  ctx.b.cmp(esi, 80);
+  ctx.b.jae(next80);
+  joinAndRest();
+
+  Label none = ctx.b.newLabel();
+  ctx.b.bind(more40);
+  emitAddAdcBlock(ctx, acc0, 0, 5);
+  ctx.b.add(buffer, 40);
+  ctx.b.sub(esi, 40);
+  ctx.b.jz(none);
+  emitTailsAndFold(ctx, 32, scratch, nullptr, second, !sumFirst);
+  ctx.b.ret();
+  ctx.b.bind(none);
+  if (second) emitFoldSecond(ctx);
+  emitFold64(ctx, !sumFirst);
+  ctx.b.ret();
+}
+
 // entry=forty's short paths, which execute no more instructions than Linux's file at any
 // length below the short bound: exactly 40 bytes straight-line; from 80 an 80-byte block (two
 // chains when the frame has two tail chains or block80=pair or loop and two accumulators),
@@ -575,65 +647,23 @@ void emitFortyPaths(EmitContext& ctx, const FortyLabels& at, const Label& tinyBu
     firstChain(0, 10);
   }
   advance(80);
-  Label next40 = ctx.b.newLabel();
-  Label more40 = ctx.b.newLabel();
-  Label under40 = ctx.b.newLabel();
-  ctx.b.bind(next40);
-  ctx.b.cmp(esi, 40);
-  ctx.b.jae(more40);
-  ctx.b.bind(under40);
-  ladder();
-  ctx.b.bind(more40);
-  emitAddAdcBlock(ctx, acc0, 0, 5);
-  advance(40);
-  // With block80=loop fewer than 80 bytes are left before this block (under 160 here, under
-  // 80 after its loop), so fewer than 40 after it: straight to the ladder, no second compare.
-  ctx.b.jnz(looping ? under40 : next40);
-  if (second) emitFoldSecond(ctx);
-  emitFold64(ctx, !sumFirst);
-  ctx.b.ret();
-
   if (looping) {
-    // block80=loop, 160 bytes up to the short bound: the first 160 bytes as two chains of ten
-    // words (one set-up for two blocks), then the 80-byte block while 80 are
-    // left, as Linux's loop: the two chains run on from block to block (each block closes its
-    // carries, so the loop's compare may clobber the flags), joined after it where the ladder
-    // has one chain; then what is left, as above, through a ladder of its own.
-    ctx.b.bind(at.from160);
-    // The pointer moves between the chains (the first has closed its carries): every load
-    // keeps an 8-bit displacement.
-    firstChain(0, 10);
-    ctx.b.add(buffer, 160);
-    if (twoAccumulators) {
-      emitChain(ctx, ctx.regs.accumulators[1], -80, 10, false);
-    } else {
-      emitAddAdcBlock(ctx, acc0, -80, 10);
-    }
-    ctx.b.sub(esi, 160);
-    // The join, then what is left (under 80 bytes) as above.
-    const auto joinAndRest = [&] {
-      if (twoAccumulators && !second) emitAddChain(ctx, acc0, {ctx.regs.accumulators[1]});
-      ctx.b.cmp(esi, 40);
-      ctx.b.jae(more40);
-      ladder();
-    };
-    // 160..239 bytes fall through to the join (no taken jump); the loop sits after their
-    // ladder and falls into a join and a ladder of its own.
-    Label next80 = ctx.b.newLabel();
-    ctx.b.cmp(esi, 80);
-    ctx.b.jae(next80);
-    joinAndRest();
-    ctx.b.bind(next80);
-    if (twoAccumulators) {
-      emitAddAdcBlock(ctx, acc0, 0, 5);
-      emitAddAdcBlock(ctx, ctx.regs.accumulators[1], 40, 5);
-    } else {
-      emitAddAdcBlock(ctx, acc0, 0, 10);
-    }
-    advance(80);
-    ctx.b.cmp(esi, 80);
-    ctx.b.jae(next80);
-    joinAndRest();
+    emitFortyLoopPaths(ctx, at, scratch, second);
+  } else {
+    // 80 bytes up to the short bound: 40-byte blocks while 40 are left, then the ladder.
+    Label next40 = ctx.b.newLabel();
+    Label more40 = ctx.b.newLabel();
+    ctx.b.bind(next40);
+    ctx.b.cmp(esi, 40);
+    ctx.b.jae(more40);
+    ladder();
+    ctx.b.bind(more40);
+    emitAddAdcBlock(ctx, acc0, 0, 5);
+    advance(40);
+    ctx.b.jnz(next40);
+    if (second) emitFoldSecond(ctx);
+    emitFold64(ctx, !sumFirst);
+    ctx.b.ret();
   }
 
   ctx.b.bind(at.from41);

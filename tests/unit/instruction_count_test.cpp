@@ -262,7 +262,8 @@ TEST(InstructionCount, Block80PairCostsThreeInstructionsFrom80BytesOnly) {
 // block80=loop (short=256): below 160 bytes the same instructions and taken jumps as its
 // twin without the loop (pair's block with one tail chain, the two chains' with two), but for
 // 121..159 bytes, where the loop's path knows that under 40 are left after its 40-byte block
-// and goes straight to the ladder (two instructions fewer than the twin's second compare): at
+// and falls into the ladder (two instructions and a taken jump fewer than the twin's second
+// compare; at 120 one taken jump more, to the fold): at
 // short=128 below 128 bytes, at short=256 (a block wider than 256 bytes) below 160; from 160
 // to 255 bytes Linux's loop, 16 instructions (ten loads, two adc $0, the pointer, the count,
 // the compare and the jump) for each further 80 bytes, and over those lengths at least 5 %
@@ -294,7 +295,11 @@ TEST(InstructionCount, Block80LoopRunsLinuxsLoopFrom160Bytes) {
       if (len < std::min(twinBound, 160)) {
         const std::uint64_t saved = len > 120 ? 2 : 0;
         EXPECT_EQ(l[i].instructions + saved, t[i].instructions) << len << " bytes";
-        EXPECT_EQ(l[i].takenBranches, t[i].takenBranches) << len << " bytes";
+        // The loop's 40-byte block falls into its ladder: one taken jump fewer at 121..159,
+        // one more at 120 (to the fold).
+        const std::uint64_t fewerJumps = len > 120 ? 1 : 0, moreJumps = len == 120 ? 1 : 0;
+        EXPECT_EQ(l[i].takenBranches + fewerJumps, t[i].takenBranches + moreJumps)
+            << len << " bytes";
       } else if (len >= 160 && len < 256) {
         if (twinBound == 128 && len >= base.blockBytes()) {
           loopSum += l[i].instructions;
