@@ -509,7 +509,8 @@ struct FortyLabels {
 
 // entry=forty: len - 40 decides first, as in Linux's own file ("len == 40 is the hot case
 // due to IPv6 headers"): one compare, then equal, below and above are three branches on its
-// flags. Above 40, 80 and the short bound split the rest. Negative lengths look huge
+// flags. Above 40, 80 (and 160 with block80=loop) and the short bound split the rest. Negative
+// lengths look huge
 // (unsigned) until the last compare, whose signed reading returns the sum for them: the long
 // path needs no len <= 0 test (one instruction fewer than one at 128 bytes).
 FortyLabels emitFortyEntry(EmitContext& ctx, const Label& returnSum) {
@@ -520,7 +521,7 @@ FortyLabels emitFortyEntry(EmitContext& ctx, const Label& returnSum) {
   ctx.b.cmp(esi, 80);
   ctx.b.jb(to.from41);
   if (ctx.params.block80 == Block80::Loop) {
-    // The loop's own compare: 80..159 bytes run the one block as before, test for test.
+    // The loop's own compare: 80..159 bytes run the one block, from 160 a path of its own.
     to.from160 = ctx.b.newLabel();
     ctx.b.cmp(esi, 160);
     ctx.b.jb(to.from80);
@@ -534,24 +535,38 @@ FortyLabels emitFortyEntry(EmitContext& ctx, const Label& returnSum) {
   return to;
 }
 
-// What each path does once fewer than 80 bytes are left: under 40 fall into that path's own
-// ladder; from 40 jump to the shared 40-byte block, which falls into a ladder of its own (none
-// left: one more jump, to the fold). A taken jump costs a hot call about what an instruction
-// does: 80..119 bytes take none here, 121..159 one, as Linux's file does.
-void emitFortyRest(EmitContext& ctx, const Label& more40, const Gp& scratch, bool second) {
-  ctx.b.cmp(esi, 40);
-  ctx.b.jae(more40);
+// The pointer and the count past `bytes` just summed (the count's flags: zero when none left).
+void emitAdvance(EmitContext& ctx, int bytes) {
+  ctx.b.add(ctx.regs.buffer, bytes);
+  ctx.b.sub(esi, bytes);
+}
+
+// What is left under 40 bytes at the pointer (the 32, 16 and 8 ladder and the last bytes),
+// then the fold and the return: the end of every entry=forty path.
+void emitFortyLadder(EmitContext& ctx, const Gp& scratch, bool second) {
   emitTailsAndFold(ctx, 32, scratch, nullptr, second, ctx.params.sum == SumEntry::Last);
   ctx.b.ret();
 }
 
+// What each block80=loop path does once fewer than 80 bytes are left: under 40 fall into that
+// path's own ladder (no taken jump, as in Linux's file); 40..79 jump to the shared 40-byte
+// block, which falls into a ladder of its own (none left: one more jump, to the fold). A
+// taken jump costs a hot call about what an instruction does.
+void emitFortyRest(EmitContext& ctx, const Label& more40, const Gp& scratch, bool second) {
+  ctx.b.cmp(esi, 40);
+  ctx.b.jae(more40);
+  emitFortyLadder(ctx, scratch, second);
+}
+
 // block80=loop from 80 bytes (the 80-byte block summed, the pointer and count moved past it):
 // 80..159 bytes go on to the rest; from 160 bytes (at.from160) the first 160 bytes as two
-// chains of ten words (one set-up for two blocks), then the 80-byte block while 80 are left, as
+// chains of ten words (one set-up for two blocks; two blocks on the one accumulator when there
+// is only one), then the 80-byte block while 80 are left, as
 // Linux's loop: the two chains run on from block to block (each block closes its carries, so
 // the loop's compare may clobber the flags), joined after it where the ladder has one chain;
 // then the rest. 160..239 bytes fall through to their join (no taken jump); the loop sits after
-// their rest and falls into a join and a rest of its own.
+// their rest and falls into a join and a rest of its own. At most one 40-byte block is left
+// after the 80-byte ones, so the three rests share it.
 void emitFortyLoopPaths(EmitContext& ctx, const FortyLabels& at, const Gp& scratch, bool second) {
   const Gp& buffer = ctx.regs.buffer;
   const Gp& acc0 = ctx.regs.accumulators.front();
@@ -570,7 +585,7 @@ void emitFortyLoopPaths(EmitContext& ctx, const FortyLabels& at, const Gp& scrat
   } else {
     emitAddAdcBlock(ctx, acc0, -80, 10);
   }
-  ctx.b.sub(esi, 160);
+  ctx.b.sub(esi, 160);  // after the second chain: 160 does not fit an 8-bit immediate
   const auto joinAndRest = [&] {
     if (twoAccumulators && !second) emitAddChain(ctx, acc0, {ctx.regs.accumulators[1]});
     emitFortyRest(ctx, more40, scratch, second);
@@ -586,8 +601,7 @@ void emitFortyLoopPaths(EmitContext& ctx, const FortyLabels& at, const Gp& scrat
   } else {
     emitAddAdcBlock(ctx, acc0, 0, 10);
   }
-  ctx.b.add(buffer, 80);
-  ctx.b.sub(esi, 80);
+  emitAdvance(ctx, 80);
   ctx.b.cmp(esi, 80);
   ctx.b.jae(next80);
   joinAndRest();
@@ -595,11 +609,9 @@ void emitFortyLoopPaths(EmitContext& ctx, const FortyLabels& at, const Gp& scrat
   Label none = ctx.b.newLabel();
   ctx.b.bind(more40);
   emitAddAdcBlock(ctx, acc0, 0, 5);
-  ctx.b.add(buffer, 40);
-  ctx.b.sub(esi, 40);
+  emitAdvance(ctx, 40);
   ctx.b.jz(none);
-  emitTailsAndFold(ctx, 32, scratch, nullptr, second, !sumFirst);
-  ctx.b.ret();
+  emitFortyLadder(ctx, scratch, second);
   ctx.b.bind(none);
   if (second) emitFoldSecond(ctx);
   emitFold64(ctx, !sumFirst);
@@ -607,33 +619,26 @@ void emitFortyLoopPaths(EmitContext& ctx, const FortyLabels& at, const Gp& scrat
 }
 
 // entry=forty's short paths, which execute no more instructions than Linux's file at any
-// length below the short bound: exactly 40 bytes straight-line; from 80 an 80-byte block (two
-// chains when the frame has two tail chains or block80=pair or loop and two accumulators),
-// then 40-byte ones while 40 are left (120, 160, ... return there; 80 goes through the empty
-// ladder); 41..79 one 40-byte block; then what is left (under 40 bytes) as the ladder of 32,
-// 16 and 8 and the last bytes. Under 8 bytes, 0 included, go to the tiny path. A path that
-// starts with a block loads its first word into each accumulator it starts (nothing to zero).
-// block80=loop has a path of its own from 160 bytes (below).
+// length below the short bound (with sum=first and one tail chain: the unit tests count them):
+// exactly 40 bytes straight-line; from 80 an 80-byte block (two chains when the frame has two
+// tail chains or block80=pair or loop and two accumulators), then 40-byte ones while 40 are
+// left (120, 160, ... return there; 80 goes through the empty ladder; block80=loop: see
+// emitFortyLoopPaths); 41..79 one 40-byte block; then what is left (under 40 bytes) as the
+// ladder of 32, 16 and 8 and the last bytes. Under 8 bytes, 0 included, go to the tiny path.
+// The block paths load their first word into each accumulator they start (nothing to zero).
 void emitFortyPaths(EmitContext& ctx, const FortyLabels& at, const Label& tinyBuffer,
                     const Gp& scratch, bool second) {
-  const Gp& buffer = ctx.regs.buffer;
   const Gp& acc0 = ctx.regs.accumulators.front();
   const bool sumFirst = ctx.params.sum == SumEntry::First;
   const bool looping = ctx.params.block80 == Block80::Loop;
   const bool twoAccumulators = ctx.regs.accumulators.size() > 1;
   // acc0 holds the sum on entry with sum=first; with sum=last it starts from the first word.
   const auto firstChain = [&](int disp, int words) { emitChain(ctx, acc0, disp, words, sumFirst); };
-  const auto advance = [&](int bytes) {
-    ctx.b.add(buffer, bytes);
-    ctx.b.sub(esi, bytes);
-  };
+  const auto advance = [&](int bytes) { emitAdvance(ctx, bytes); };
   // Each path falls into a ladder of its own: a taken jump costs a hot call about what an
   // instruction does, and a jump to a shared ladder is one (bench --count-instructions counts
   // them).
-  const auto ladder = [&] {
-    emitTailsAndFold(ctx, 32, scratch, nullptr, second, !sumFirst);
-    ctx.b.ret();
-  };
+  const auto ladder = [&] { emitFortyLadder(ctx, scratch, second); };
 
   ctx.b.bind(at.from80);
   if (second || (ctx.params.block80 != Block80::Chain && twoAccumulators)) {
@@ -667,7 +672,7 @@ void emitFortyPaths(EmitContext& ctx, const FortyLabels& at, const Label& tinyBu
   }
 
   ctx.b.bind(at.from41);
-  // The ladder's second chain starts from zero here (the other paths start it from a word).
+  // The ladder's second chain starts from zero here (the 80-byte paths start it from a word).
   if (second) ctx.b.xor_(ctx.regs.accumulators[1].r32(), ctx.regs.accumulators[1].r32());
   firstChain(0, 5);
   advance(40);
@@ -736,8 +741,9 @@ void emitFunction(EmitContext& ctx) {
   // With the overlapping tail, buffers under 8 bytes (which have no 8 bytes to load) take a
   // tiny path of their own: the 4-2-1 ladder.
   const bool tinyPath = ctx.params.tail == Tail::Overlap;
-  // sum=last: the short, tiny and exact paths start from zero and add the sum (kept in edx)
-  // to the folded result; their scratch register is then r8 (caller-saved, never pushed).
+  // sum=last: the short, tiny and exact paths start from zero or their first word and add the
+  // sum (kept in edx) to the folded result; their scratch register is then r8 (caller-saved,
+  // never pushed).
   const bool sumFirst = ctx.params.sum == SumEntry::First;
   const Gp shortScratch = sumFirst ? rdx : r8;
   Label returnSum = ctx.b.newLabel();

@@ -139,9 +139,8 @@ TEST(Codegen, EveryShapePassesValidationAndTheStructuralRules) {
     // One return for len <= 0, one after the sum, and one for each of the short, tiny
     // (overlapping tail), exact and middle paths the frame has; entry=forty has four more:
     // exactly 40 bytes, a multiple of 40 from 80 up, and the ladders of 41..79 and from 80
-    // (each path falls into a ladder of its own), and block80=loop three more: the ladders of
-    // 160..239 bytes and after its loop, and the fold of a multiple of 40 bytes, apart from its
-    // 40-byte block's ladder.
+    // (each path falls into a ladder of its own), and block80=loop three more: the ladders
+    // after its first 160 bytes and after its loop, and its 40-byte block's own.
     const bool forty = params.hasShortPath() && params.entry == Entry::Forty;
     const bool fortyLoop = forty && params.block80 == Block80::Loop;
     EXPECT_EQ(lint.returns, 2 + params.hasShortPath() + (params.tail == Tail::Overlap) +

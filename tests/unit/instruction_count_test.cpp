@@ -297,7 +297,8 @@ TEST(InstructionCount, Block80LoopRunsLinuxsLoopFrom160Bytes) {
         EXPECT_EQ(l[i].instructions + saved, t[i].instructions) << len << " bytes";
         // The loop's 40-byte block falls into its ladder: one taken jump fewer at 121..159,
         // one more at 120 (to the fold).
-        const std::uint64_t fewerJumps = len > 120 ? 1 : 0, moreJumps = len == 120 ? 1 : 0;
+        const std::uint64_t fewerJumps = len > 120 ? 1 : 0;
+        const std::uint64_t moreJumps = len == 120 ? 1 : 0;
         EXPECT_EQ(l[i].takenBranches + fewerJumps, t[i].takenBranches + moreJumps)
             << len << " bytes";
       } else if (len >= 160 && len < 256) {
@@ -400,7 +401,8 @@ TEST(InstructionCount, AFaultIsReportedNotCounted) {
 
 // Linux 6.12's own arch/x86/lib/csum-partial_64.c built with gcc -O2 as --baseline-source
 // builds it: the instructions one call executes at 1..159 bytes, as bench --count-instructions
-// counted them (results/amd-19-01-1-ce148854/instruction-counts-kernel.md). Its short path
+// counted them (results/amd-19-01-1-ce148854/short-paths/forty-loop-2026-12-07/
+// instruction-counts-1-511.txt). Its short path
 // is the budget entry=forty was designed to: a count is the same on every CPU.
 constexpr std::array<std::uint64_t, 159> kLinux612Counts{
     27, 27, 27, 27, 27, 27, 27, 22, 30, 30, 30, 30, 30, 30, 30, 23,  //
@@ -439,9 +441,9 @@ std::vector<std::uint64_t> countAt1To128(const char* params, int offset) {
 // file does (40 first, 40-byte blocks before the ladder) with a cheaper last-bytes word, and
 // must stay at or under the file's count at every length of its short path, whatever the
 // alignment. block80=loop's path runs to 511 bytes: from 160 it repeats the 80-byte block as
-// the file's loop does. 128 bytes on the long path: at or under the file's count too for a
-// loop that pushes nothing (six chains), not for eight chains, whose two pushes and pops cost
-// three more.
+// the file's loop does. With short=128, 128 bytes take the long path: at or under the file's
+// count too for a loop that pushes nothing (six chains), not for eight chains, whose two pushes
+// and pops cost three more.
 TEST(InstructionCount, EntryFortyExecutesNoMoreThanLinuxsOwnFileAtEveryShortLength) {
   const struct {
     const char* params;
@@ -456,8 +458,8 @@ TEST(InstructionCount, EntryFortyExecutesNoMoreThanLinuxsOwnFileAtEveryShortLeng
       {"carry=adc,chains=6,unroll=30,tail=overlap,entry=forty,short=512,tailchains=1,"
        "bounds=aligned,block80=loop",
        511},
-      {"carry=adc,chains=8,unroll=32,prefetch=512,tail=overlap,entry=forty,short=512,"
-       "tailchains=1,bounds=aligned,block80=loop",
+      {"carry=adc,chains=6,unroll=30,tail=overlap,entry=forty,short=512,tailchains=short,"
+       "bounds=aligned,block80=loop",
        511},
   };
   for (const auto& frame : frames) {
@@ -471,6 +473,23 @@ TEST(InstructionCount, EntryFortyExecutesNoMoreThanLinuxsOwnFileAtEveryShortLeng
       }
       EXPECT_LT(counts[39], linux612Count(40)) << "40 bytes is the hot case: " << frame.params;
     }
+  }
+}
+
+// sum=last keeps the sum in edx and adds it in the fold (one adc), where sum=first moves it
+// into the accumulator at entry: the same count wherever a path starts with a block, which
+// loads its first word into the empty accumulator (41..511 bytes here); the ladder under 40
+// bytes zeroes it first, one instruction more from 8 bytes.
+TEST(InstructionCount, SumLastCostsNothingOnTheBlockPaths) {
+  const std::string frame =
+      "carry=adc,chains=6,unroll=30,tail=overlap,entry=forty,short=512,tailchains=1,"
+      "bounds=aligned,block80=loop";
+  std::vector<std::uint64_t> first, last;
+  SKIP_WITHOUT_PTRACE(first = countAt1To(511, frame.c_str(), 0));
+  last = countAt1To(511, (frame + ",sum=last").c_str(), 0);
+  for (int len = 8; len <= 511; ++len) {
+    const auto i = static_cast<std::size_t>(len - 1);
+    EXPECT_EQ(last[i], first[i] + (len < 40 ? 1 : 0)) << len << " bytes";
   }
 }
 

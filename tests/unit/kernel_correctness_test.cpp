@@ -3,6 +3,8 @@
 // sampled lengths to 64 KiB, random / all-0xff / all-0x00 data, initial sums 0, 0xffffffff
 // and random, guard pages on both sides. (`csumtune verify --all --quick`, run as its own
 // test, covers every prefetch and hint of every shape.)
+#include <string>
+
 #include <gtest/gtest.h>
 
 #include "csumtune/cpu.hpp"
@@ -59,6 +61,26 @@ std::vector<gen::Params> copyingShapes() {
   return out;
 }
 
+// kind=copy through entry=forty's short paths, which move the pointer between the chains of
+// one block (the stores follow the loads' displacement): each 80-byte block form, both sum
+// entries, one and two tail chains, one accumulator.
+std::vector<gen::Params> fortyCopyingFrames() {
+  std::vector<gen::Params> out;
+  for (const char* frame :
+       {"carry=adc,chains=4,unroll=8,tail=overlap,entry=forty,short=512,block80=loop",
+        "carry=adc,chains=4,unroll=32,tail=overlap,sum=last,entry=forty,short=512,tailchains=1,"
+        "block80=loop",
+        "carry=adc,chains=1,unroll=8,tail=overlap,sum=last,entry=forty,short=256,block80=loop",
+        "carry=adcx,chains=4,unroll=8,tail=overlap,sum=last,entry=forty,short=256,tailchains=1,"
+        "block80=pair",
+        "carry=adc,chains=4,unroll=8,tail=overlap,entry=forty,short=128,tailchains=1"}) {
+    gen::Params p = gen::parseParams(frame);
+    p.kind = gen::Kind::Copy;
+    out.push_back(p.canonical());
+  }
+  return out;
+}
+
 class CopyCorrectness : public KernelCorrectness {};
 
 TEST_P(CopyCorrectness, CopiesAndMatchesReferenceEverywhere) {
@@ -78,6 +100,9 @@ INSTANTIATE_TEST_SUITE_P(AllShapes, CopyCorrectness, ::testing::ValuesIn(copying
                                   (info.param.store == gen::Store::Nt ? "_nt" : "") +
                                   (testing::inSpaceForm(info.param) ? "" : "_halves");
                          });
+
+INSTANTIATE_TEST_SUITE_P(FortyFrames, CopyCorrectness, ::testing::ValuesIn(fortyCopyingFrames()),
+                         [](const auto& info) { return "frame" + std::to_string(info.index); });
 
 // avx2's default vector sum (halves: what every avx2 string without vsum names) at every loop
 // shape, summing and copying, through the quick plan (what verify --all --quick gives the
