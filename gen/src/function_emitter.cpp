@@ -548,6 +548,13 @@ void emitFortyLadder(EmitContext& ctx, const Gp& scratch, bool second) {
   ctx.b.ret();
 }
 
+// The fold of a path with nothing left at the pointer, and the return.
+void emitFortyFold(EmitContext& ctx, bool second) {
+  if (second) emitFoldSecond(ctx);
+  emitFold64(ctx, ctx.params.sum == SumEntry::Last);
+  ctx.b.ret();
+}
+
 // What each block80=loop path does once fewer than 80 bytes are left: under 40 fall into that
 // path's own ladder (no taken jump, as in Linux's file); 40..79 jump to the shared 40-byte
 // block, which falls into a ladder of its own (none left: one more jump, to the fold). A
@@ -561,12 +568,12 @@ void emitFortyRest(EmitContext& ctx, const Label& more40, const Gp& scratch, boo
 // block80=loop from 80 bytes (the 80-byte block summed, the pointer and count moved past it):
 // 80..159 bytes go on to the rest; from 160 bytes (at.from160) the first 160 bytes as two
 // chains of ten words (one set-up for two blocks; two blocks on the one accumulator when there
-// is only one), then the 80-byte block while 80 are left, as
-// Linux's loop: the two chains run on from block to block (each block closes its carries, so
-// the loop's compare may clobber the flags), joined after it where the ladder has one chain;
-// then the rest. 160..239 bytes fall through to their join (no taken jump); the loop sits after
-// their rest and falls into a join and a rest of its own. At most one 40-byte block is left
-// after the 80-byte ones, so the three rests share it.
+// is only one), then the 80-byte block while 80 are left, as Linux's loop: the two chains run
+// on from block to block (each block closes its carries, so the loop's compare may clobber the
+// flags), joined after it where the ladder has one chain; then the rest. 160..239 bytes fall
+// through to their join (no taken jump); the loop sits after their rest and falls into a join and a
+// rest of its own. At most one 40-byte block is left after the 80-byte ones, so the three rests
+// share it.
 void emitFortyLoopPaths(EmitContext& ctx, const FortyLabels& at, const Gp& scratch, bool second) {
   const Gp& buffer = ctx.regs.buffer;
   const Gp& acc0 = ctx.regs.accumulators.front();
@@ -613,9 +620,7 @@ void emitFortyLoopPaths(EmitContext& ctx, const FortyLabels& at, const Gp& scrat
   ctx.b.jz(none);
   emitFortyLadder(ctx, scratch, second);
   ctx.b.bind(none);
-  if (second) emitFoldSecond(ctx);
-  emitFold64(ctx, !sumFirst);
-  ctx.b.ret();
+  emitFortyFold(ctx, second);
 }
 
 // entry=forty's short paths, which execute no more instructions than Linux's file at any
@@ -666,9 +671,7 @@ void emitFortyPaths(EmitContext& ctx, const FortyLabels& at, const Label& tinyBu
     emitAddAdcBlock(ctx, acc0, 0, 5);
     advance(40);
     ctx.b.jnz(next40);
-    if (second) emitFoldSecond(ctx);
-    emitFold64(ctx, !sumFirst);
-    ctx.b.ret();
+    emitFortyFold(ctx, second);
   }
 
   ctx.b.bind(at.from41);
