@@ -433,10 +433,6 @@ std::vector<std::uint64_t> countAt1To(int upTo, const char* params, int offset) 
   return countInstructions(timed, request);
 }
 
-std::vector<std::uint64_t> countAt1To128(const char* params, int offset) {
-  return countAt1To(128, params, offset);
-}
-
 // The frame's tests cost instructions at every length; entry=forty orders them as Linux's
 // file does (40 first, 40-byte blocks before the ladder) with a cheaper last-bytes word, and
 // must stay at or under the file's count at every length of its short path, whatever the
@@ -498,8 +494,8 @@ TEST(InstructionCount, SumLastCostsNothingOnTheBlockPaths) {
 TEST(InstructionCount, EntryRangeSavesTheTinyTestOnTheShortPath) {
   const char* base = "carry=adc,chains=6,unroll=30,tail=overlap,short=128,tailchains=1";
   std::vector<std::uint64_t> lean, range;
-  SKIP_WITHOUT_PTRACE(lean = countAt1To128((std::string(base) + ",entry=lean").c_str(), 0));
-  range = countAt1To128((std::string(base) + ",entry=range").c_str(), 0);
+  SKIP_WITHOUT_PTRACE(lean = countAt1To(128, (std::string(base) + ",entry=lean").c_str(), 0));
+  range = countAt1To(128, (std::string(base) + ",entry=range").c_str(), 0);
   for (int len = 8; len < 128; ++len) EXPECT_LT(range[len - 1], lean[len - 1]) << len << " bytes";
 }
 
@@ -512,7 +508,7 @@ TEST(InstructionCount, SumLastLoadsTheTinyWordIntoTheEmptyAccumulator) {
       "bounds=aligned";
   for (int offset : {0, 5}) {
     std::vector<std::uint64_t> counts;
-    SKIP_WITHOUT_PTRACE(counts = countAt1To128(lean, offset));
+    SKIP_WITHOUT_PTRACE(counts = countAt1To(128, lean, offset));
     for (int len = 1; len < 8; ++len) {
       const auto i = static_cast<std::size_t>(len - 1);
       EXPECT_LE(counts[i] + 3, linux612Count(len)) << len << " bytes at offset " << offset;
