@@ -1,6 +1,8 @@
 // The guard's figures for one candidate, summed up length by length: only a length whose
 // interval lies above 1 counts as a loss, since cold the median of identical code is above 1
 // at about half the lengths.
+#include <cmath>
+
 #include <gtest/gtest.h>
 
 #include "tune/guard_tally.hpp"
