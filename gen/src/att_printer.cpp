@@ -190,6 +190,11 @@ class Printer {
     for (const BaseNode* node = builder_.firstNode(); node; node = node->next()) {
       if (node->type() == NodeType::kLabel) {
         out += label(static_cast<const LabelNode*>(node)->labelId()) + ":\n";
+      } else if (node->type() == NodeType::kAlign) {
+        // The JIT's own fill, byte for byte (`.p2align` would let each assembler pick its NOPs).
+        const NodeBytes at = encoded_.at(node);
+        if (at.size != 0)
+          out += "\t" + byteDirective(at) + "\t/* fill behind a ret or jmp: never runs */\n";
       } else if (node->type() == NodeType::kInst) {
         const auto* inst = static_cast<const InstNode*>(node);
         const std::string text = "\t" + instruction(inst, encoded_.at(node)) + "\n";

@@ -57,6 +57,11 @@ KernelProgram::KernelProgram(const Params& params, const asmjit::Environment& en
   detail::EmitContext ctx{*builder_, params_, registers_, detail::familyOf(params_.carry),
                           options.kernelCopyEntry};
   detail::emitFunction(ctx);
+  if (params_.targets == Targets::Aligned) {
+    // Multi-byte NOPs: the fill never runs, but a disassembly reads it as one instruction.
+    builder_->addEncodingOptions(asmjit::EncodingOptions::kOptimizedAlign);
+    detail::alignJumpOnlyTargets(*builder_, kTargetAlignment);
+  }
   detail::relaxJumps(*builder_);
   code_.resetErrorHandler();
   handler.throwIfFailed("generating", params_);

@@ -11,6 +11,7 @@ std::map<const BaseNode*, NodeBytes> encodeEachNode(const x86::Builder& builder,
   CodeHolder code;
   code.init(builder.code()->environment());
   x86::Assembler a(&code);
+  a.addEncodingOptions(builder.encodingOptions());  // as Builder::finalize passes them on
   const auto labelCount = builder.code()->labelCount();
   for (std::size_t i = 0; i < labelCount; ++i) a.newLabel();
   std::map<const BaseNode*, NodeBytes> out;
@@ -23,8 +24,11 @@ std::map<const BaseNode*, NodeBytes> encodeEachNode(const x86::Builder& builder,
       }
     } else if (node->type() == NodeType::kLabel) {
       a.bind(Label(static_cast<const LabelNode*>(node)->labelId()));
+    } else if (node->type() == NodeType::kAlign) {
+      const auto* align = static_cast<const AlignNode*>(node);
+      a.align(align->alignMode(), align->alignment());
     } else if (node->type() != NodeType::kSection) {
-      throw CodegenError("node kind the generator never emits (data or alignment)");
+      throw CodegenError("node kind the generator never emits (data)");
     }
     out[node] = {start, a.offset() - start};
   }
@@ -33,6 +37,26 @@ std::map<const BaseNode*, NodeBytes> encodeEachNode(const x86::Builder& builder,
   const CodeBuffer& text = code.textSection()->buffer();
   bytes.assign(text.data(), text.data() + text.size());
   return out;
+}
+
+namespace {
+
+bool endsFallThrough(const BaseNode* node) {
+  if (node == nullptr || node->type() != NodeType::kInst) return false;
+  const auto flow = x86::InstDB::infoById(static_cast<const InstNode*>(node)->id()).controlFlow();
+  return flow == InstControlFlow::kJump || flow == InstControlFlow::kReturn;
+}
+
+}  // namespace
+
+void alignJumpOnlyTargets(x86::Builder& builder, std::uint32_t alignment) {
+  BaseNode* const cursor = builder.cursor();
+  for (BaseNode* node = builder.firstNode(); node; node = node->next()) {
+    if (node->type() != NodeType::kLabel || !endsFallThrough(node->prev())) continue;
+    builder.setCursor(node->prev());
+    builder.align(AlignMode::kCode, alignment);
+  }
+  builder.setCursor(cursor);
 }
 
 namespace {
@@ -52,10 +76,22 @@ void relaxJumps(x86::Builder& builder) {
     changed = false;
     std::vector<std::uint8_t> bytes;
     const auto placed = encodeEachNode(builder, bytes);
-    std::map<std::uint32_t, std::size_t> labelAt;
+    // Offsets with every fill at its widest (alignment - 1 bytes): an upper bound on any
+    // distance across fills, which no shortening elsewhere can exceed.
+    std::map<const BaseNode*, std::int64_t> widest;
+    std::int64_t widened = 0;
+    for (const BaseNode* node = builder.firstNode(); node; node = node->next()) {
+      const NodeBytes& at = placed.at(node);
+      widest[node] = static_cast<std::int64_t>(at.offset) + widened;
+      if (node->type() == NodeType::kAlign) {
+        widened += static_cast<std::int64_t>(static_cast<const AlignNode*>(node)->alignment()) - 1 -
+                   static_cast<std::int64_t>(at.size);
+      }
+    }
+    std::map<std::uint32_t, std::int64_t> labelAt;
     for (const auto& [node, at] : placed) {
       if (node->type() == NodeType::kLabel)
-        labelAt[static_cast<const LabelNode*>(node)->labelId()] = at.offset;
+        labelAt[static_cast<const LabelNode*>(node)->labelId()] = widest.at(node);
     }
     for (BaseNode* node = builder.firstNode(); node; node = node->next()) {
       const NodeBytes at = placed.at(node);
@@ -65,8 +101,8 @@ void relaxJumps(x86::Builder& builder) {
       if (target == labelAt.end()) continue;
       // The rel8 displacement: from the end of the 2-byte form, to a target that, when it
       // lies ahead, comes as many bytes closer as this jump sheds.
-      const auto to = static_cast<std::int64_t>(target->second);
-      const auto from = static_cast<std::int64_t>(at.offset);
+      const std::int64_t to = target->second;
+      const std::int64_t from = widest.at(node);
       const std::int64_t distance =
           to > from ? to - (from + static_cast<std::int64_t>(at.size)) : to - (from + 2);
       if (distance >= -128 && distance <= 127) {

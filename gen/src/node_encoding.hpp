@@ -21,8 +21,14 @@ struct NodeBytes {
 std::map<const asmjit::BaseNode*, NodeBytes> encodeEachNode(const asmjit::x86::Builder& builder,
                                                             std::vector<std::uint8_t>& bytes);
 
+// Puts every label that only jumps reach (one right after a `ret` or an unconditional `jmp`) at
+// the next `alignment`-byte boundary: the fill lies behind the jump and never runs.
+void alignJumpOnlyTargets(asmjit::x86::Builder& builder, std::uint32_t alignment);
+
 // Every jump to a label that reaches in its 2-byte (rel8) form gets that form. asmjit alone
 // encodes a jump to a label not yet bound in its rel32 form; GNU as relaxes, and so do we.
+// Across alignment fill a jump is shortened only if it reaches with the fill at its widest,
+// so that no later shortening (which may widen a fill) puts its target out of reach.
 void relaxJumps(asmjit::x86::Builder& builder);
 
 }  // namespace csumtune::gen::detail

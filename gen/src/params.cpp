@@ -26,6 +26,7 @@ constexpr std::array<std::string_view, kByteLoadCount> kByteLoadNames{"computed"
                                                                       "straight"};
 constexpr std::array<std::string_view, kBlock80Count> kBlock80Names{"chain", "pair", "loop"};
 constexpr std::array<std::string_view, kVectorSumCount> kVectorSumNames{"halves", "madd"};
+constexpr std::array<std::string_view, kTargetsCount> kTargetsNames{"packed", "aligned"};
 
 // "a, b, c": the names a message lists as the accepted values.
 template <typename Names>
@@ -99,6 +100,9 @@ std::string_view toString(Block80 block80) {
 std::string_view toString(VectorSum vsum) {
   return kVectorSumNames.at(static_cast<std::size_t>(vsum));
 }
+std::string_view toString(Targets targets) {
+  return kTargetsNames.at(static_cast<std::size_t>(targets));
+}
 
 std::string_view toString(Kind kind) {
   return kKindNames.at(static_cast<std::size_t>(kind));
@@ -144,6 +148,7 @@ std::string Params::toString() const {
   if (mid != defaults.mid) text += fmt::format(",mid={}", mid);
   if (vsum != defaults.vsum) text += fmt::format(",vsum={}", gen::toString(vsum));
   if (place != defaults.place) text += fmt::format(",place={}", place);
+  if (targets != defaults.targets) text += fmt::format(",targets={}", gen::toString(targets));
   return text;
 }
 
@@ -203,6 +208,8 @@ constexpr KeyRule kKeyRules[] = {
     {"vsum", [](Params& p, std::string_view k,
                 std::string_view v) { p.vsum = parseName<VectorSum>(k, v, kVectorSumNames); }},
     {"place", [](Params& p, std::string_view k, std::string_view v) { p.place = parseInt(k, v); }},
+    {"targets", [](Params& p, std::string_view k,
+                   std::string_view v) { p.targets = parseName<Targets>(k, v, kTargetsNames); }},
 };
 constexpr std::size_t kKeyCount = std::size(kKeyRules);
 

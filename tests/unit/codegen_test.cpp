@@ -100,8 +100,10 @@ TEST(Codegen, EveryShapePassesValidationAndTheStructuralRules) {
 
     const auto nodes = nodesOf(program.builder());
     for (const BaseNode* node : nodes) {
+      // (Alignment fill only where targets=aligned asks, and only behind a jump or a ret.)
       ASSERT_TRUE(node->type() == NodeType::kInst || node->type() == NodeType::kLabel ||
-                  node->type() == NodeType::kSection)
+                  node->type() == NodeType::kSection ||
+                  (node->type() == NodeType::kAlign && params.targets == Targets::Aligned))
           << "data or other non-instruction node in .text";
       if (node->type() != NodeType::kInst) continue;
       const auto* inst = static_cast<const InstNode*>(node);
@@ -205,10 +207,19 @@ TEST(Codegen, NoJumpOrLoopLoadIsLongerThanItNeedsToBe) {
     KernelProgram program(p);
     std::vector<std::uint8_t> bytes;
     const auto placed = detail::encodeEachNode(program.builder(), bytes);
-    std::map<std::uint32_t, std::size_t> labelAt;
+    // With targets=aligned a jump across fill is judged with every fill at its widest (15
+    // bytes), the reach no later shortening can take from it (relaxJumps).
+    std::map<const BaseNode*, std::int64_t> offset;
+    std::int64_t widened = 0;
+    for (const BaseNode* node = program.builder().firstNode(); node; node = node->next()) {
+      offset[node] = static_cast<std::int64_t>(placed.at(node).offset) + widened;
+      if (node->type() == NodeType::kAlign)
+        widened += kTargetAlignment - 1 - static_cast<std::int64_t>(placed.at(node).size);
+    }
+    std::map<std::uint32_t, std::int64_t> labelAt;
     for (const auto& [node, at] : placed) {
       if (node->type() == NodeType::kLabel)
-        labelAt[static_cast<const LabelNode*>(node)->labelId()] = at.offset;
+        labelAt[static_cast<const LabelNode*>(node)->labelId()] = offset.at(node);
     }
     // General-purpose kernels with blocks up to 128 bytes, or of 160..256 (biased), and exact
     // paths up to 128 bytes: every load (prefetches aside: their distance is the user's) has
@@ -229,16 +240,65 @@ TEST(Codegen, NoJumpOrLoopLoadIsLongerThanItNeedsToBe) {
       }
       if (inst->opCount() != 1 || !inst->op(0).isLabel() || at.size == 2) continue;
       ++longJumps;
-      const auto target = static_cast<std::int64_t>(labelAt.at(inst->op(0).id()));
-      const auto end = static_cast<std::int64_t>(at.offset + at.size);
+      const std::int64_t target = labelAt.at(inst->op(0).id());
+      const std::int64_t end = offset.at(node) + static_cast<std::int64_t>(at.size);
       // The rel8 form: 2 bytes, and a forward target that many bytes closer.
-      const std::int64_t shortDisp =
-          target > end ? target - end : target - static_cast<std::int64_t>(at.offset + 2);
+      const std::int64_t shortDisp = target > end ? target - end : target - (offset.at(node) + 2);
       EXPECT_TRUE(shortDisp < -128 || shortDisp > 127)
           << p.toString() << ": a rel32 jump whose rel8 form reaches (" << shortDisp << ")";
     }
   }
   EXPECT_GT(longJumps, 0) << "no long jump at all: the check would not notice a broken one";
+}
+
+// targets=aligned moves the code that only jumps reach to 16-byte boundaries and changes
+// nothing that runs: the same instructions in the same order (jumps may keep a longer form),
+// fill only right after a ret or jmp, and every label there on a boundary of the code.
+TEST(Codegen, AlignedTargetsRunTheSameInstructionsWithTheirTargetsOn16ByteBoundaries) {
+  int filled = 0;
+  for (const Params& frame : testing::representativeFrames()) {
+    if (frame.targets != Targets::Aligned) continue;
+    SCOPED_TRACE(frame.toString());
+    Params packedFrame = frame;
+    packedFrame.targets = Targets::Packed;
+    KernelProgram aligned(frame), packed(packedFrame);
+    std::vector<const InstNode*> ran, packedRan;
+    for (const BaseNode* n : nodesOf(packed.builder()))
+      if (n->type() == NodeType::kInst) packedRan.push_back(static_cast<const InstNode*>(n));
+    std::vector<std::uint8_t> bytes;
+    const auto placed = detail::encodeEachNode(aligned.builder(), bytes);
+    const auto nodes = nodesOf(aligned.builder());
+    int labelsBehindJumps = 0;
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+      if (nodes[i]->type() == NodeType::kInst) {
+        ran.push_back(static_cast<const InstNode*>(nodes[i]));
+      } else if (nodes[i]->type() == NodeType::kAlign) {
+        ASSERT_GT(i, 0u);
+        ASSERT_EQ(nodes[i - 1]->type(), NodeType::kInst);
+        const auto flow =
+            x86::InstDB::infoById(static_cast<const InstNode*>(nodes[i - 1])->id()).controlFlow();
+        EXPECT_TRUE(flow == InstControlFlow::kJump || flow == InstControlFlow::kReturn)
+            << "fill that a fall-through would run";
+        ASSERT_LT(i + 1, nodes.size());
+        EXPECT_EQ(nodes[i + 1]->type(), NodeType::kLabel) << "fill in front of no target";
+        EXPECT_EQ(placed.at(nodes[i + 1]).offset % kTargetAlignment, 0u);
+        filled += placed.at(nodes[i]).size != 0;
+        ++labelsBehindJumps;
+      }
+    }
+    EXPECT_GT(labelsBehindJumps, 0) << "no label behind a jump: the key would change nothing";
+    ASSERT_EQ(ran.size(), packedRan.size());
+    for (std::size_t i = 0; i < ran.size(); ++i) {
+      EXPECT_EQ(ran[i]->id(), packedRan[i]->id()) << "instruction " << i;
+      ASSERT_EQ(ran[i]->opCount(), packedRan[i]->opCount());
+      for (std::uint32_t k = 0; k < ran[i]->opCount(); ++k)
+        EXPECT_TRUE(ran[i]->op(k) == packedRan[i]->op(k))
+            << "instruction " << i << " operand " << k;
+    }
+    // The bytes differ only by the fill and longer jumps: never fewer.
+    EXPECT_GE(bytes.size(), packed.bytes().size());
+  }
+  EXPECT_GT(filled, 0) << "no frame needed fill: the check would not notice misplaced fill";
 }
 
 TEST(Codegen, SameParamsSameBytes) {

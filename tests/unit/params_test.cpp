@@ -319,6 +319,25 @@ TEST(Params, Placement) {
     EXPECT_EQ(parseParams("place=" + std::to_string(place)).place, place);
 }
 
+// targets, like place, says where code sits: printed after place and only when aligned, kept by
+// canonical(), and a name it does not know is refused with the names it does.
+TEST(Params, JumpTargets) {
+  const Params p = parseParams("chains=6,unroll=30,tail=overlap,targets=aligned,place=16");
+  EXPECT_EQ(p.targets, Targets::Aligned);
+  EXPECT_EQ(
+      p.toString(),
+      "carry=adc,chains=6,unroll=30,prefetch=0,hint=t0,tail=overlap,place=16,targets=aligned");
+  EXPECT_EQ(parseParams(p.toString()), p);
+  EXPECT_EQ(p.canonical().targets, Targets::Aligned);
+  EXPECT_EQ(parseParams("targets=packed").toString(), Params{}.toString());
+  try {
+    parseParams("targets=16");
+    ADD_FAILURE() << "targets=16 was accepted";
+  } catch (const ParamsError& e) {
+    EXPECT_NE(std::string(e.what()).find("packed, aligned"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Params, BlockBytes) {
   EXPECT_EQ(parseParams("carry=adc,chains=8,unroll=32").blockBytes(), 256);
   EXPECT_EQ(parseParams("carry=add32,chains=1,unroll=1").blockBytes(), 8);

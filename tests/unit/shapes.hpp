@@ -114,6 +114,15 @@ inline std::vector<gen::Params> representativeFrames() {
   }
   // The middle paths (mid=N): a few frames of two loop shapes per SIMD family.
   for (const gen::Params& p : midPathKernels()) out.push_back(p);
+  // targets=aligned moves code, not what runs: every 64th frame again with its jump targets on
+  // 16-byte boundaries (every family, entry and short path; the fill and the jumps across it,
+  // which GNU as must encode as the JIT does).
+  const std::size_t packed = out.size();
+  for (std::size_t i = 0; i < packed; i += 64) {
+    gen::Params aligned = out[i];
+    aligned.targets = gen::Targets::Aligned;
+    out.push_back(aligned);
+  }
   return out;
 }
 

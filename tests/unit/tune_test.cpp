@@ -993,14 +993,20 @@ TEST(Tune, ASimdWinnersMiddlePathIsDecidedPerCallAtTheGuardLengths) {
   }
 }
 
-// The winner is measured at every placement together; the one that loses least becomes its
-// `place` unless it is slower on the profile (measured beside the winner as it was), a tie
-// keeps its own, and a measurer without timing leaves it where it was.
+// The winner is measured at every placement, with its jump targets packed and aligned,
+// together; the layout that loses least becomes its `place` and `targets` unless it is slower
+// on the profile (measured beside the winner as it was), a tie keeps its own, and a measurer
+// without timing leaves it where it was.
 TEST(Tune, TheWinnerGoesWhereItLosesLeastAtTheGuardLengths) {
+  struct Layout {
+    int place;
+    gen::Targets targets;
+    bool operator==(const Layout&) const = default;
+  };
   class Placed : public ReplayMeasurer {
    public:
     using ReplayMeasurer::ReplayMeasurer;
-    int bestPlace = -1;  // -1: all tie
+    std::optional<Layout> best;  // none: all tie
     bool slowerOnTheProfile = false;
     std::vector<gen::Params> measured;
     std::vector<GuardResult> guardPlacements(const std::vector<gen::Params>& placed,
@@ -1008,7 +1014,7 @@ TEST(Tune, TheWinnerGoesWhereItLosesLeastAtTheGuardLengths) {
       measured = placed;
       auto out = ReplayMeasurer::guard(placed, lengths);
       for (GuardResult& g : out) {
-        g.excess = bestPlace < 0 || g.params.place == bestPlace ? 0.0 : 0.4;
+        g.excess = !best || (Layout{g.params.place, g.params.targets} == *best) ? 0.0 : 0.4;
         g.worstRatio = 1.05;
       }
       return out;
@@ -1016,7 +1022,7 @@ TEST(Tune, TheWinnerGoesWhereItLosesLeastAtTheGuardLengths) {
     std::vector<FinalistResult> remeasureFinalists(const std::vector<Evaluation>& f) override {
       auto out = ReplayMeasurer::remeasureFinalists(f);
       for (FinalistResult& r : out) {
-        if (r.params.place != 0) {
+        if (r.params.place != 0 || r.params.targets != gen::Targets::Packed) {
           const double m = r.speedup.median * (slowerOnTheProfile ? 0.9 : 1.01);
           r.speedup = {m, m, m, 1.0};
         }
@@ -1025,38 +1031,71 @@ TEST(Tune, TheWinnerGoesWhereItLosesLeastAtTheGuardLengths) {
     }
   };
   const gen::Params best = gen::parseParams("carry=adc,chains=4,unroll=16");
+  constexpr auto kPacked = gen::Targets::Packed;
+  constexpr auto kAligned = gen::Targets::Aligned;
   struct Case {
-    int bestPlace;
+    std::optional<Layout> best;
     bool slowerOnTheProfile;
-    int expected;
+    Layout expected;
   };
-  for (const Case c : {Case{32, false, 32}, Case{32, true, 0}, Case{-1, false, 0}}) {
+  for (const Case& c :
+       {Case{Layout{32, kPacked}, false, {32, kPacked}},
+        Case{Layout{32, kPacked}, true, {0, kPacked}},
+        Case{Layout{16, kAligned}, false, {16, kAligned}},
+        Case{Layout{0, kAligned}, true, {0, kPacked}}, Case{std::nullopt, false, {0, kPacked}}}) {
     Placed replay(syntheticTable(best, true));
-    replay.bestPlace = c.bestPlace;
+    replay.best = c.best;
     replay.slowerOnTheProfile = c.slowerOnTheProfile;
     TuneRun run = runFor(true, 1000000);
     TuneSettings settings;
     settings.frameShapes = 0;
     tune(run, replay, settings);
     ASSERT_EQ(run.end, TuneEnd::Complete) << run.failure;
-    ASSERT_EQ(replay.measured.size(), 4u) << "the winner at 0, 16, 32 and 48";
-    std::vector<int> places;
+    ASSERT_EQ(replay.measured.size(), 8u) << "the winner at 0, 16, 32 and 48, packed and aligned";
+    std::vector<Layout> layouts;
     for (const gen::Params& p : replay.measured) {
-      places.push_back(p.place);
+      layouts.push_back({p.place, p.targets});
       gen::Params unplaced = p;
       unplaced.place = 0;
+      unplaced.targets = kPacked;
       EXPECT_EQ(unplaced, replay.measured.front()) << "not the same kernel: " << p.toString();
     }
-    EXPECT_EQ(places, (std::vector<int>{0, 16, 32, 48}));
-    ASSERT_EQ(run.placement.size(), 4u);
-    EXPECT_EQ(run.finalists.front().params.place, c.expected);
-    EXPECT_EQ(run.placementProfile.has_value(), c.bestPlace >= 0)
-        << "a placement other than the winner's own is checked on the profile";
-    if (c.expected != 0) {
-      // The winner's figures are its placement's own measurement.
+    EXPECT_EQ(layouts, (std::vector<Layout>{{0, kPacked},
+                                            {16, kPacked},
+                                            {32, kPacked},
+                                            {48, kPacked},
+                                            {0, kAligned},
+                                            {16, kAligned},
+                                            {32, kAligned},
+                                            {48, kAligned}}));
+    ASSERT_EQ(run.placement.size(), 8u);
+    const gen::Params& winner = run.finalists.front().params;
+    EXPECT_EQ((Layout{winner.place, winner.targets}), c.expected);
+    EXPECT_EQ(run.placementProfile.has_value(), c.best.has_value())
+        << "a layout other than the winner's own is checked on the profile";
+    if (!(c.expected == Layout{0, kPacked})) {
+      // The winner's figures are its layout's own measurement.
       EXPECT_DOUBLE_EQ(run.finalists.front().speedup.median, run.placementProfile->second.median);
     }
   }
+  // At shared addresses the rounds place the code: only its targets are the kernel's.
+  class Shared : public Placed {
+   public:
+    using Placed::Placed;
+    bool sharesAddresses() const override { return true; }
+  };
+  Shared shared(syntheticTable(best, true));
+  shared.best = Layout{0, kAligned};
+  TuneRun sharedRun = runFor(true, 1000000);
+  TuneSettings sharedSettings;
+  sharedSettings.frameShapes = 0;
+  tune(sharedRun, shared, sharedSettings);
+  ASSERT_EQ(sharedRun.end, TuneEnd::Complete) << sharedRun.failure;
+  ASSERT_EQ(shared.measured.size(), 2u);
+  EXPECT_EQ(shared.measured[1].targets, kAligned);
+  EXPECT_EQ(shared.measured[1].place, 0);
+  EXPECT_EQ(sharedRun.finalists.front().params.targets, kAligned);
+
   ReplayMeasurer plain(syntheticTable(best, true));
   TuneRun run = runFor(true, 1000000);
   TuneSettings settings;

@@ -67,6 +67,15 @@ int runReplay(const TuneOptions& o) {
   return 0;
 }
 
+// "the entry at byte 16 of a 64-byte line, jump targets aligned to 16": a winner's layout
+// (without the entry where the stage did not vary it: at shared addresses the rounds place code).
+std::string layoutOf(const gen::Params& p, bool withEntry) {
+  const std::string targets = fmt::format(
+      "jump targets {}", p.targets == gen::Targets::Aligned ? "aligned to 16" : "packed");
+  return withEntry ? fmt::format("the entry at byte {} of a 64-byte line, {}", p.place, targets)
+                   : targets;
+}
+
 void printSummary(const tuner::HostTuneOutcome& outcome, const TuneOptions& o) {
   const tuner::TuneRun& run = outcome.run;
   const auto& w = run.finalists.front();
@@ -113,22 +122,26 @@ void printSummary(const tuner::HostTuneOutcome& outcome, const TuneOptions& o) {
   if (!run.placement.empty()) {
     const tuner::GuardResult& least = tuner::leastLosing(run.placement);
     const tuner::GuardResult* own = tuner::findGuardResult(run.placement, w.params);
+    const bool entries =
+        std::any_of(run.placement.begin(), run.placement.end(),
+                    [&](const auto& g) { return g.params.place != w.params.place; });
+    const auto layoutOf = [&](const gen::Params& p) { return cli::layoutOf(p, entries); };
     if (least.params == w.params) {
       fmt::print(
-          "place    {0}: the entry at byte {0} of a 64-byte line loses least at the guard "
-          "lengths (excess {1:.2f}; report.md, Placement)\n",
-          w.params.place, least.excess);
+          "place    {}: loses least at the guard lengths (excess {:.2f}; report.md, "
+          "Placement)\n",
+          layoutOf(w.params), least.excess);
     } else if (!run.placementProfile) {
       fmt::print(
-          "place    {}: byte {} lost less at the guard lengths but was not compared on the "
+          "place    {}: {} lost less at the guard lengths but was not compared on the "
           "profile, so the winner stays (report.md, Placement)\n",
-          w.params.place, least.params.place);
+          layoutOf(w.params), layoutOf(least.params));
     } else {
       fmt::print(
-          "place    {}: byte {} lost less at the guard lengths (excess {:.2f} against "
+          "place    {}: {} lost less at the guard lengths (excess {:.2f} against "
           "{:.2f}) but was slower on the profile ({:.3f}x against {:.3f}x), so the winner "
           "stays (report.md, Placement)\n",
-          w.params.place, least.params.place, least.excess, own ? own->excess : 0.0,
+          layoutOf(w.params), layoutOf(least.params), least.excess, own ? own->excess : 0.0,
           run.placementProfile->second.median, run.placementProfile->first.median);
     }
   }

@@ -90,6 +90,7 @@ json guardJson(const TuneRun& run) {
   for (const GuardResult& g : run.placement) {
     placement.push_back(guardResultJson(g));
     placement.back()["place"] = g.params.place;
+    placement.back()["targets"] = gen::toString(g.params.targets);
   }
   return {{"lengths", run.guardLengths},
           {"tolerance", run.guardTolerance},

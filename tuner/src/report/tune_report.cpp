@@ -442,25 +442,27 @@ std::string renderTuneReport(const TuneRun& run, const std::vector<std::string>&
   if (!run.placement.empty()) {
     md += fmt::format(
         "\n### Placement\n\nThe same winner with its entry at each offset of a 64-byte line "
-        "(`place`), measured together with `{}` in one interleaved run at the guard's lengths, "
-        "hot and cold: where a short call's branches fall in the lines the front end fetches "
-        "moves it by a cycle either way. The one that loses least (the smallest excess, then "
-        "the smallest mean time ratio, then the smallest worst ratio), if it is not the winner's "
-        "own, is measured on the profile "
-        "beside it and becomes the winner's placement unless it is slower there; the JIT puts "
-        "the winner at its placement and winner.S aligns to it.\n\n| place | worst time ratio | at "
-        "length | cache | excess | mean time ratio |\n"
-        "|---:|---:|---:|---|---:|---:|\n",
+        "(`place`) and its jump targets packed or at 16-byte boundaries (`targets`), measured "
+        "together with `{}` in one interleaved run at the guard's lengths, hot and cold: where "
+        "a short call's branches and their targets fall in the lines and windows the front end "
+        "fetches moves it by a cycle either way. The one that loses least (the smallest excess, "
+        "then the smallest mean time ratio, then the smallest worst ratio), if it is not the "
+        "winner's own, is measured on the profile beside it and becomes the winner's layout "
+        "unless it is slower there; the JIT puts the winner at its placement and winner.S "
+        "aligns to it.\n\n| place | targets | worst time ratio | at length | cache | excess | "
+        "mean time ratio |\n"
+        "|---:|---|---:|---:|---|---:|---:|\n",
         run.baseline);
     for (const GuardResult& g : run.placement) {
-      md += fmt::format("| {}{} | {:.3f} | {} | {} | {:.3f} | {:.3f} |\n", g.params.place,
-                        g.params == run.finalists.front().params ? " (chosen)" : "", g.worstRatio,
-                        g.worstLength, toString(g.worstCache), g.excess, g.meanRatio);
+      md += fmt::format("| {}{} | {} | {:.3f} | {} | {} | {:.3f} | {:.3f} |\n", g.params.place,
+                        g.params == run.finalists.front().params ? " (chosen)" : "",
+                        gen::toString(g.params.targets), g.worstRatio, g.worstLength,
+                        toString(g.worstCache), g.excess, g.meanRatio);
     }
     if (run.placementProfile) {
       const auto& [own, other] = *run.placementProfile;
       md += fmt::format(
-          "\nThe least losing placement was then measured on the profile together with the "
+          "\nThe least losing layout was then measured on the profile together with the "
           "winner's own: speed-up {} at its own, {} at the other; {}.\n",
           ci(own), ci(other),
           other.median < own.median ? "slower on the profile, so the winner stayed where it was"

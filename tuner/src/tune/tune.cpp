@@ -347,20 +347,27 @@ void replaceWinner(std::vector<FinalistResult>& finalists, const FinalistResult&
 
 // Where the winner's code sits decides a cycle of a short call either way (how its branches
 // and their targets fall into the lines the front end fetches), and so whether it loses to
-// the reference at a short length by one cycle in ten. The same kernel at each placement is
-// measured together at the guard's lengths, hot and cold; the one that loses least (the
-// smallest excess, then the smallest mean and worst ratios; the winner's own placement on a
-// tie) is then
-// measured on the profile together with the winner as it was, and replaces it only if it is
-// not slower there: every figure printed for the winner is then its own placement's.
+// the reference at a short length by one cycle in ten; so does where its jump targets fall in
+// the 16-byte windows the front end fetches from. The same kernel at each placement, with its
+// jump targets packed and aligned, is measured together at the guard's lengths, hot and cold;
+// the one that loses least (the smallest excess, then the smallest mean and worst ratios; the
+// winner's own layout on a tie) is then measured on the profile together with the winner as
+// it was, and replaces it only if it is not slower there: every figure printed for the winner
+// is then its own layout's. At shared addresses every round puts each kernel at the address it
+// draws (16-byte aligned), so only the targets are the kernel's to choose.
 void place(TuneRun& run, TuneMeasurer& measurer, const TuneSettings& settings) {
   if (run.finalists.empty()) return;
   const gen::Params winner = run.finalists.front().params;
+  const std::vector<int> offsets =
+      measurer.sharesAddresses() ? std::vector<int>{winner.place} : gen::allPlacements();
   std::vector<gen::Params> placed{winner};
-  for (int offset : gen::allPlacements()) {
-    gen::Params p = winner;
-    p.place = offset;
-    if (!(p == winner)) placed.push_back(p);
+  for (gen::Targets targets : {gen::Targets::Packed, gen::Targets::Aligned}) {
+    for (int offset : offsets) {
+      gen::Params p = winner;
+      p.place = offset;
+      p.targets = targets;
+      if (!(p == winner)) placed.push_back(p);
+    }
   }
   startPhase(&measurer, settings, "placement", 0);
   run.placement = measurer.guardPlacements(placed, settings.guardLengths);
@@ -581,7 +588,7 @@ void tuneInterruptibly(TuneRun& run, TuneMeasurer& measurer, const TuneSettings&
                       settings.middleMargin},
                      [&] { startPhase(&measurer, settings, "middle", 0); });
     if (settings.interrupted && settings.interrupted->load()) return finish(TuneEnd::Interrupted);
-    if (!measurer.sharesAddresses()) place(run, measurer, settings);
+    place(run, measurer, settings);
     if (settings.interrupted && settings.interrupted->load()) return finish(TuneEnd::Interrupted);
   }
   if (!settings.sizeLimits.empty()) {

@@ -125,6 +125,16 @@ inline constexpr int kVectorSumCount = 2;
 inline constexpr std::string_view kMaddSummary =
     "AVX2: words biased to signed, summed in pairs by vpmaddwd into 32-bit lanes (user space)";
 
+// Where the code that only jumps reach starts (key `targets`): right after the `ret` or `jmp`
+// in front of it (`packed`), or at the next 16-byte boundary (`aligned`), the gap filled with
+// NOPs that never run. A short call's few cycles depend on how its jump targets fall into the
+// 16- and 32-byte windows the front end fetches; aligning them moves every path behind a jump
+// to a window's start, at the cost of code size. Not every length gains, so the tuner's
+// placement stage tries both. The instructions that run are the same.
+enum class Targets : std::uint8_t { Packed, Aligned };
+inline constexpr int kTargetsCount = 2;
+inline constexpr int kTargetAlignment = 16;
+
 // CPU features a kernel may need; the runtime checks them against the host before it
 // runs anything.
 // (Appended only: the values name bits elsewhere.) AVX512BW: byte-masked loads (mid=N of the
@@ -217,6 +227,7 @@ struct Params {
   // way, and the file it is measured against sits wherever its link put it. 0 (a line's
   // start, what the JIT always did) or 16, 32, 48: the kernel aligns its functions to 16.
   int place = 0;
+  Targets targets = Targets::Packed;
 
   // Chains the word tails spread over: on the short paths, or (afterLoop) after the main loop.
   int wordTailChains(bool afterLoop) const {
@@ -288,6 +299,7 @@ std::string_view toString(Bounds bounds);
 std::string_view toString(ByteLoad byteLoad);
 std::string_view toString(Block80 block80);
 std::string_view toString(VectorSum vsum);
+std::string_view toString(Targets targets);
 
 // Features the CPU must have to run this kernel.
 std::vector<CpuFeature> requiredFeatures(const Params& params);
