@@ -44,7 +44,9 @@ kdir=/usr/src/linux-headers-$abi
 log "kernel $abi, headers $kdir"
 
 # --- The shapes: every committed winner for this CPU, one of each GPR carry family, and the
-# short paths that read inside aligned blocks (entry=forty and entry=range, bounds=aligned).
+# short paths that read inside aligned blocks (entry=forty and entry=range, bounds=aligned);
+# two with their jump targets aligned (targets=aligned: NOP fill that objtool must accept,
+# between a copy's fault-fixup accesses too).
 shapes=()
 key=$("$CSUMTUNE" cpu --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["key"])')
 for results in "$SOURCE"/results/"$key"/*/results.json; do
@@ -58,10 +60,10 @@ shapes+=("params:carry=adc,chains=8,unroll=32,prefetch=4096,hint=nta"
          "params:carry=adcx,chains=6,unroll=24,prefetch=192,hint=t1"
          "params:carry=add32,chains=3,unroll=9"
          "params:carry=adc,chains=6,unroll=30,tail=overlap,entry=forty,short=128,tailchains=1,bounds=aligned"
-         "params:carry=adcx,chains=4,unroll=32,tail=overlap,sum=last,entry=range,short=128,bounds=aligned"
+         "params:carry=adcx,chains=4,unroll=32,tail=overlap,sum=last,entry=range,short=128,bounds=aligned,targets=aligned"
          "params:carry=cmov,chains=8,unroll=16,prefetch=128,hint=t0"
          "params:carry=adc,chains=6,unroll=30,tail=overlap,sum=last,entry=lean,exact=40,short=128,kind=copy"
-         "params:carry=cmov,chains=8,unroll=32,prefetch=256,hint=nta,exact=40,sum=last,kind=copy"
+         "params:carry=cmov,chains=8,unroll=32,prefetch=256,hint=nta,exact=40,sum=last,kind=copy,targets=aligned"
          "params:carry=adcx,chains=4,unroll=12,words=loop,kind=copy,store=nt")
 
 rm -rf "$WORK/modules" "$WORK/initramfs"
