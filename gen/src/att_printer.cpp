@@ -1,6 +1,7 @@
 #include "csumtune/gen/att_printer.hpp"
 
 #include <array>
+#include <bit>
 #include <map>
 
 #include <fmt/format.h>
@@ -191,10 +192,16 @@ class Printer {
       if (node->type() == NodeType::kLabel) {
         out += label(static_cast<const LabelNode*>(node)->labelId()) + ":\n";
       } else if (node->type() == NodeType::kAlign) {
-        // The JIT's own fill, byte for byte (`.p2align` would let each assembler pick its NOPs).
+        // Behind a ret or jmp: the fill never runs.
+        const auto alignment = static_cast<const AlignNode*>(node)->alignment();
         const NodeBytes at = encoded_.at(node);
-        if (at.size != 0)
-          out += "\t" + byteDirective(at) + "\t/* fill behind a ret or jmp: never runs */\n";
+        if (options_.kernelStyle) {
+          out += fmt::format("\t.p2align {}\t/* the next target on a boundary; never runs */\n",
+                             std::countr_zero(alignment));
+        } else if (at.size != 0) {
+          // The JIT's own fill, byte for byte (`.p2align` would let the assembler pick its NOPs).
+          out += "\t" + byteDirective(at) + "\t/* fill to a boundary; never runs */\n";
+        }
       } else if (node->type() == NodeType::kInst) {
         const auto* inst = static_cast<const InstNode*>(node);
         const std::string text = "\t" + instruction(inst, encoded_.at(node)) + "\n";
@@ -243,7 +250,7 @@ class Printer {
     for (auto reg = state->second.rbegin(); reg != state->second.rend(); ++reg) {
       fixups_ += "\tpop\t" + registerName(x86::gpq(*reg)) + "\n";
     }
-    fixups_ += fmt::format("\txor\t%eax, %eax\n\t{}\n", options_.kernelReturn ? "RET" : "ret");
+    fixups_ += fmt::format("\txor\t%eax, %eax\n\t{}\n", options_.kernelStyle ? "RET" : "ret");
     return name;
   }
 
@@ -296,7 +303,7 @@ class Printer {
 
     switch (found->second) {
       case Form::Return:
-        return options_.kernelReturn ? "RET" : "ret";
+        return options_.kernelStyle ? "RET" : "ret";
       case Form::Jump:
         if (inst->opCount() != 1 || !inst->op(0).isLabel()) {
           throw CodegenError(

@@ -23,17 +23,19 @@ std::map<const BaseNode*, NodeBytes> encodeEachNode(const x86::Builder& builder,
         throw CodegenError("asmjit could not re-encode an instruction");
       }
     } else if (node->type() == NodeType::kLabel) {
-      a.bind(Label(static_cast<const LabelNode*>(node)->labelId()));
+      if (a.bind(Label(static_cast<const LabelNode*>(node)->labelId())) != kErrorOk)
+        throw CodegenError("asmjit could not bind a label");
     } else if (node->type() == NodeType::kAlign) {
       const auto* align = static_cast<const AlignNode*>(node);
-      a.align(align->alignMode(), align->alignment());
+      if (a.align(align->alignMode(), align->alignment()) != kErrorOk)
+        throw CodegenError("asmjit could not align");
     } else if (node->type() != NodeType::kSection) {
       throw CodegenError("node kind the generator never emits (data)");
     }
     out[node] = {start, a.offset() - start};
   }
-  code.flatten();
-  code.resolveUnresolvedLinks();
+  if (code.flatten() != kErrorOk || code.resolveUnresolvedLinks() != kErrorOk)
+    throw CodegenError("asmjit could not resolve a jump (out of its encoding's reach?)");
   const CodeBuffer& text = code.textSection()->buffer();
   bytes.assign(text.data(), text.data() + text.size());
   return out;
@@ -61,17 +63,36 @@ void alignJumpOnlyTargets(x86::Builder& builder, std::uint32_t alignment) {
 
 namespace {
 
-bool isLongJump(const BaseNode* node, const NodeBytes& at) {
+bool isLabelJump(const BaseNode* node) {
   if (node->type() != NodeType::kInst) return false;
   const auto* inst = static_cast<const InstNode*>(node);
-  return inst->opCount() == 1 && inst->op(0).isLabel() && at.size > 2;
+  return inst->opCount() == 1 && inst->op(0).isLabel();
+}
+
+bool isLongJump(const BaseNode* node, const NodeBytes& at) {
+  return isLabelJump(node) && at.size > 2;
 }
 
 }  // namespace
 
 void relaxJumps(x86::Builder& builder) {
-  // Shortening a jump only brings other jumps' ends and targets closer, so a jump that
-  // reaches now still reaches after the others shrink: repeat until nothing changes.
+  // Without fill, shortening a jump only brings other jumps' ends and targets closer, so a
+  // jump that reaches now still reaches after the others shrink: repeat until nothing changes.
+  // With fill, a shortening may widen a fill instead, and asmjit would then give a backward
+  // jump that no longer reaches in 2 bytes its 6-byte form (it sizes those itself), growing the
+  // code that forward jumps were judged across: so every jump starts in its long form and only
+  // shrinks, and is judged with every fill at its widest.
+  bool filled = false;
+  for (const BaseNode* node = builder.firstNode(); node; node = node->next())
+    filled |= node->type() == NodeType::kAlign;
+  if (filled) {
+    for (BaseNode* node = builder.firstNode(); node; node = node->next()) {
+      if (!isLabelJump(node)) continue;
+      auto* inst = static_cast<InstNode*>(node);
+      inst->clearOptions(InstOptions::kShortForm);
+      inst->addOptions(InstOptions::kLongForm);
+    }
+  }
   for (bool changed = true; changed;) {
     changed = false;
     std::vector<std::uint8_t> bytes;
@@ -106,6 +127,7 @@ void relaxJumps(x86::Builder& builder) {
       const std::int64_t distance =
           to > from ? to - (from + static_cast<std::int64_t>(at.size)) : to - (from + 2);
       if (distance >= -128 && distance <= 127) {
+        inst->clearOptions(InstOptions::kLongForm);
         inst->addOptions(InstOptions::kShortForm);
         changed = true;
       }

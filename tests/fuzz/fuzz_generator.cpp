@@ -54,6 +54,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   // avx2's vector sum; other families refuse the key, so they keep the default.
   p.vsum = static_cast<gen::VectorSum>(in.next(gen::kVectorSumCount));
   if (!gen::validationError(p).empty()) p.vsum = gen::VectorSum::Halves;
+  // Where the jump targets lie: any kernel takes either.
+  p.targets = static_cast<gen::Targets>(in.next(gen::kTargetsCount));
   if (!gen::validationError(p).empty() || !missingFeatures(p).empty()) return 0;
   const std::uint32_t sum = in.next(0);
   std::vector<std::uint8_t> buffer(in.at < size ? data + in.at : data, data + size);

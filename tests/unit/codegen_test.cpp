@@ -9,7 +9,9 @@
 #include <set>
 
 #include "../../gen/src/node_encoding.hpp"  // white box: where each node landed
+#include "csumtune/cpu.hpp"
 #include "csumtune/gen/kernel_program.hpp"
+#include "csumtune/jit.hpp"
 #include "shapes.hpp"
 
 namespace csumtune::gen {
@@ -294,6 +296,16 @@ TEST(Codegen, AlignedTargetsRunTheSameInstructionsWithTheirTargetsOn16ByteBounda
       for (std::uint32_t k = 0; k < ran[i]->opCount(); ++k)
         EXPECT_TRUE(ran[i]->op(k) == packedRan[i]->op(k))
             << "instruction " << i << " operand " << k;
+    }
+    // What the printer reads (the fill it prints) is what the JIT runs, where the JIT puts it:
+    // its entry on a 16-byte boundary (at `place` in a line), so the targets are on the CPU's.
+    EXPECT_EQ(bytes, aligned.bytes());
+    if (missingFeatures(frame).empty()) {
+      const Kernel jit = Jit::compile(frame);
+      const auto* entry = reinterpret_cast<const std::uint8_t*>(jit.fn());
+      EXPECT_EQ(reinterpret_cast<std::uintptr_t>(entry) % 64,
+                static_cast<std::uintptr_t>(frame.place));
+      EXPECT_TRUE(std::equal(bytes.begin(), bytes.end(), entry)) << "the JIT runs other bytes";
     }
     // The bytes differ only by the fill and longer jumps: never fewer.
     EXPECT_GE(bytes.size(), packed.bytes().size());

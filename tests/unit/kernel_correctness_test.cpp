@@ -73,7 +73,10 @@ std::vector<gen::Params> fortyCopyingFrames() {
         "carry=adc,chains=1,unroll=8,tail=overlap,sum=last,entry=forty,short=256,block80=loop",
         "carry=adcx,chains=4,unroll=8,tail=overlap,sum=last,entry=forty,short=256,tailchains=1,"
         "block80=pair",
-        "carry=adc,chains=4,unroll=8,tail=overlap,entry=forty,short=128,tailchains=1"}) {
+        "carry=adc,chains=4,unroll=8,tail=overlap,entry=forty,short=128,tailchains=1",
+        // Its jump targets aligned: fill between the paths, and jumps across it.
+        "carry=adc,chains=4,unroll=32,tail=overlap,sum=last,entry=forty,short=512,tailchains=1,"
+        "block80=loop,targets=aligned"}) {
     gen::Params p = gen::parseParams(frame);
     p.kind = gen::Kind::Copy;
     out.push_back(p.canonical());

@@ -115,13 +115,24 @@ inline std::vector<gen::Params> representativeFrames() {
   // The middle paths (mid=N): a few frames of two loop shapes per SIMD family.
   for (const gen::Params& p : midPathKernels()) out.push_back(p);
   // targets=aligned moves code, not what runs: every 64th frame again with its jump targets on
-  // 16-byte boundaries (every family, entry and short path; the fill and the jumps across it,
-  // which GNU as must encode as the JIT does).
+  // 16-byte boundaries (a spread over the families, entries and short paths; the fill and the
+  // jumps across it, which GNU as must encode as the JIT does).
   const std::size_t packed = out.size();
   for (std::size_t i = 0; i < packed; i += 64) {
     gen::Params aligned = out[i];
     aligned.targets = gen::Targets::Aligned;
     out.push_back(aligned);
+  }
+  // And the layouts a sample may miss: code after the last ret (byteload=straight), an entry
+  // at byte 16 of a line, and block80=loop's three ladders.
+  for (const char* text :
+       {"carry=adc,chains=4,unroll=32,tail=overlap,sum=last,entry=forty,short=128,bounds=aligned,"
+        "byteload=straight,targets=aligned",
+        "carry=adcx,chains=4,unroll=32,tail=overlap,entry=range,short=128,place=16,targets=aligned",
+        "carry=adc,chains=8,unroll=32,tail=overlap,sum=last,entry=forty,short=512,"
+        "tailchains=short,block80=loop,targets=aligned"}) {
+    const gen::Params p = gen::parseParams(text);
+    if (std::find(out.begin(), out.end(), p) == out.end()) out.push_back(p);
   }
   return out;
 }

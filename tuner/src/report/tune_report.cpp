@@ -440,9 +440,12 @@ std::string renderTuneReport(const TuneRun& run, const std::vector<std::string>&
     }
   }
   if (!run.placement.empty()) {
+    const bool offsets = std::any_of(
+        run.placement.begin(), run.placement.end(),
+        [&](const GuardResult& g) { return g.params.place != run.placement.front().params.place; });
     md += fmt::format(
-        "\n### Placement\n\nThe same winner with its entry at each offset of a 64-byte line "
-        "(`place`) and its jump targets packed or at 16-byte boundaries (`targets`), measured "
+        "\n### Placement\n\nThe same winner {}with its jump targets packed or at 16-byte "
+        "boundaries (`targets`), measured "
         "together with `{}` in one interleaved run at the guard's lengths, hot and cold: where "
         "a short call's branches and their targets fall in the lines and windows the front end "
         "fetches moves it by a cycle either way. The one that loses least (the smallest excess, "
@@ -452,6 +455,8 @@ std::string renderTuneReport(const TuneRun& run, const std::vector<std::string>&
         "aligns to it.\n\n| place | targets | worst time ratio | at length | cache | excess | "
         "mean time ratio |\n"
         "|---:|---|---:|---:|---|---:|---:|\n",
+        offsets ? "with its entry at each offset of a 64-byte line (`place`) and "
+                : "at its own place (every round of the run put the code at the address it drew) ",
         run.baseline);
     for (const GuardResult& g : run.placement) {
       md += fmt::format("| {}{} | {} | {:.3f} | {} | {} | {:.3f} | {:.3f} |\n", g.params.place,

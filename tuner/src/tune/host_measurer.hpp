@@ -44,8 +44,8 @@ class HostMeasurer : public TuneMeasurer {
   // The reference (a tree's file) at each of its placements: the sweep measures them too.
   void sweepAgainstPlacements(std::vector<Baseline> placed) { placed_ = std::move(placed); }
   // Every measurement from now on times the baseline (whose code must be movable) and each
-  // kernel at the addresses its rounds draw; the placement stage then has nothing to measure
-  // (each round puts the code at a new address) and keeps the winner's.
+  // kernel at the addresses its rounds draw; the placement stage then measures the winner's
+  // targets only (each round puts the code at a new address, 16-byte aligned).
   void shareAddresses(SharedAddresses* addresses) { addresses_ = addresses; }
   bool sharesAddresses() const override { return addresses_ != nullptr; }
   void beginPhase(const std::string& name) override;

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "csumtune/gen/kernel_program.hpp"
 #include "search/code_size_tradeoff.hpp"
 #include "search/space.hpp"
 #include "tune/finalist_results.hpp"
@@ -360,8 +361,15 @@ void place(TuneRun& run, TuneMeasurer& measurer, const TuneSettings& settings) {
   const gen::Params winner = run.finalists.front().params;
   const std::vector<int> offsets =
       measurer.sharesAddresses() ? std::vector<int>{winner.place} : gen::allPlacements();
+  // Aligned targets whose every fill is empty are the packed kernel's bytes: not a layout.
+  gen::Params packed = winner, aligned = winner;
+  packed.targets = gen::Targets::Packed;
+  aligned.targets = gen::Targets::Aligned;
+  const bool targetsDiffer =
+      gen::KernelProgram(packed).bytes() != gen::KernelProgram(aligned).bytes();
   std::vector<gen::Params> placed{winner};
   for (gen::Targets targets : {gen::Targets::Packed, gen::Targets::Aligned}) {
+    if (targets != winner.targets && !targetsDiffer) continue;
     for (int offset : offsets) {
       gen::Params p = winner;
       p.place = offset;
@@ -369,6 +377,7 @@ void place(TuneRun& run, TuneMeasurer& measurer, const TuneSettings& settings) {
       if (!(p == winner)) placed.push_back(p);
     }
   }
+  if (placed.size() < 2) return;
   startPhase(&measurer, settings, "placement", 0);
   run.placement = measurer.guardPlacements(placed, settings.guardLengths);
   if (run.placement.size() != placed.size()) {

@@ -42,8 +42,8 @@ class TuneMeasurer : public CandidateMeasurer {
                                                  const std::vector<int>& lengths) {
     return guard(candidates, lengths);
   }
-  // The same kernel at each of its placements (params that differ in `place` only), timed
-  // together with the baseline as guardTogether does. A measurer without timing has nothing
+  // The same kernel in each of its layouts (params that differ in `place` and `targets` only),
+  // timed together with the baseline as guardTogether does. A measurer without timing has nothing
   // to tell them apart by and answers nothing: the placement stage then keeps the winner's.
   virtual std::vector<GuardResult> guardPlacements(const std::vector<gen::Params>& placed,
                                                    const std::vector<int>& lengths) {
@@ -58,7 +58,7 @@ class TuneMeasurer : public CandidateMeasurer {
   // Measurements the noise guard repeated.
   virtual std::size_t noiseRetries() const = 0;
   // Whether every kernel is timed at the addresses each round draws (a kernel's place is then
-  // the round's, and the placement stage has nothing to choose).
+  // the round's, and the placement stage chooses its targets only).
   virtual bool sharesAddresses() const { return false; }
   // The run's phases ("search", "guard", "finalists", "sweep"): a measurer that watches for
   // contention probes the machine between them and records each phase's disturbance.

@@ -18,7 +18,12 @@ namespace csumtune::gen {
 
 struct AttOptions {
   std::string symbol = "csum_partial";  // function-local labels are .L<symbol>_<n>
-  bool kernelReturn = false;            // `RET` (the kernel macro) instead of `ret`
+  // The kernel's style: `RET` (the kernel macro) instead of `ret`, and targets=aligned's fill as
+  // `.p2align 4` instead of the JIT's bytes. In a kernel the body does not lie as it does in the
+  // JIT (RET is a 5-byte jump to the return thunk, IBT puts endbr64 first, the ADX alternative
+  // a jump), so only the assembler can put the targets on boundaries; it relaxes the jumps
+  // printed without {disp32} around its own fill.
+  bool kernelStyle = false;
   // The kernel's csum_partial_copy_generic: every instruction that reads or writes memory
   // (not the stack; prefetches cannot fault) gets a label and an _ASM_EXTABLE_UA entry to a
   // fixup after the body that pops what is pushed at that instruction and returns 0. The
