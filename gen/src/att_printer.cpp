@@ -120,6 +120,7 @@ const std::map<InstId, Form>& vocabulary() {
       {x86::Inst::kIdJnz, Form::Jump},
       {x86::Inst::kIdJle, Form::Jump},
       {x86::Inst::kIdJl, Form::Jump},
+      {x86::Inst::kIdJs, Form::Jump},
       {x86::Inst::kIdRet, Form::Return},
       {x86::Inst::kIdShl, Form::Plain},
       {x86::Inst::kIdDec, Form::Plain},

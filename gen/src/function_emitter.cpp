@@ -64,12 +64,25 @@ void emitPrefetches(EmitContext& ctx) {
   }
 }
 
-// The registers only the main loop uses: accumulators 2.. and the carry counters. They are
-// zeroed when the loop is entered and folded into rax when it ends.
-std::vector<Gp> loopOnlyRegisters(const RegisterPlan& regs) {
+// Whether the second accumulator is the main loop's alone: a general-purpose kernel whose
+// word tails after the loop run on one chain (tailchains=1) never sums into it outside the
+// loop. It is then zeroed and folded with the other loop-only registers, and a buffer that
+// skips the loop (from the short bound up to the block) neither zeroes nor folds it.
+bool secondIsLoopOnly(const EmitContext& ctx) {
+  return !traitsOf(ctx.params.carry).isVector() && ctx.regs.accumulators.size() > 1 &&
+         ctx.params.wordTailChains(true) == 1;
+}
+
+// The registers only the main loop uses: accumulators 2.. (1.. when the second is the loop's
+// alone) and the carry counters. They are zeroed when the loop is entered and folded into rax
+// when it ends.
+std::vector<Gp> loopOnlyRegisters(const EmitContext& ctx) {
+  const auto& regs = ctx.regs;
+  const std::size_t first = secondIsLoopOnly(ctx) ? 1 : 2;
   std::vector<Gp> out;
-  if (regs.accumulators.size() > 2)
-    out.assign(regs.accumulators.begin() + 2, regs.accumulators.end());
+  if (regs.accumulators.size() > first)
+    out.assign(regs.accumulators.begin() + static_cast<std::ptrdiff_t>(first),
+               regs.accumulators.end());
   out.insert(out.end(), regs.carryCounters.begin(), regs.carryCounters.end());
   return out;
 }
@@ -122,7 +135,7 @@ void emitMainLoop(EmitContext& ctx) {
   } else {
     ctx.b.jb(tails);
   }
-  const std::vector<Gp> loopOnly = loopOnlyRegisters(regs);
+  const std::vector<Gp> loopOnly = loopOnlyRegisters(ctx);
   for (const Gp& reg : loopOnly) ctx.b.xor_(reg.r32(), reg.r32());
   if (bias) {
     ctx.b.sub(regs.buffer, -kLoopBias);
@@ -502,6 +515,10 @@ void emitShortPreamble(EmitContext& ctx, bool second) {
   if (ctx.params.sum == SumEntry::Last) ctx.b.xor_(eax, eax);
 }
 
+// What entry=forty's compares take off the count above 40 bytes (emitFortyEntry): the 80-byte
+// block every path from 80 bytes starts with.
+constexpr int kFortyEntryTaken = 80;
+
 // The labels entry=forty's first compares jump to (emitFortyEntry) and its paths bind.
 struct FortyLabels {
   Label exact40, below40, from41, from80, from160;
@@ -509,29 +526,35 @@ struct FortyLabels {
 
 // entry=forty: len - 40 decides first, as in Linux's own file ("len == 40 is the hot case
 // due to IPv6 headers"): one compare, then equal, below and above are three branches on its
-// flags. Above 40, 80 (and 160 with block80=loop) and the short bound split the rest. Negative
-// lengths look huge
-// (unsigned) until the last compare, whose signed reading returns the sum for them: the long
-// path needs no len <= 0 test (one instruction fewer than one at 128 bytes).
+// flags. Above 40 the count is taken down by 80 at once, and the borrow sends 41..79 to their
+// block: the paths from 80 bytes then start with the count past their first 80-byte block
+// (one instruction fewer than a compare there and a subtraction after the block), and 41..79
+// add 40 back where they would have taken 40 off. 160 (with block80=loop) and the short bound
+// split the rest. Negative lengths look huge (unsigned) through the compares; the long path
+// adds the 80 back and returns the sum for a negative count (the subtraction may have wrapped
+// the most negative ones round to positive, which the addition undoes). The addition, a 32-bit
+// write, also zero-extends the count: with its `js` it takes the place of a `jl` and the
+// long path's `mov %esi, %esi`.
 FortyLabels emitFortyEntry(EmitContext& ctx, const Label& returnSum) {
   FortyLabels to{ctx.b.newLabel(), ctx.b.newLabel(), ctx.b.newLabel(), ctx.b.newLabel(), {}};
   ctx.b.cmp(esi, 40);
   ctx.b.jz(to.exact40);
   ctx.b.jb(to.below40);
-  ctx.b.cmp(esi, 80);
+  ctx.b.sub(esi, kFortyEntryTaken);
   ctx.b.jb(to.from41);
   if (ctx.params.block80 == Block80::Loop) {
     // The loop's own compare: 80..159 bytes run the one block, from 160 a path of its own.
     to.from160 = ctx.b.newLabel();
-    ctx.b.cmp(esi, 160);
+    ctx.b.cmp(esi, 160 - kFortyEntryTaken);
     ctx.b.jb(to.from80);
-    ctx.b.cmp(esi, ctx.params.shortBelow);
+    ctx.b.cmp(esi, ctx.params.shortBelow - kFortyEntryTaken);
     ctx.b.jb(to.from160);
   } else {
-    ctx.b.cmp(esi, ctx.params.shortBelow);
+    ctx.b.cmp(esi, ctx.params.shortBelow - kFortyEntryTaken);
     ctx.b.jb(to.from80);
   }
-  ctx.b.jl(returnSum);
+  ctx.b.add(esi, kFortyEntryTaken);
+  ctx.b.js(returnSum);
   return to;
 }
 
@@ -592,7 +615,7 @@ void emitFortyLoopPaths(EmitContext& ctx, const FortyLabels& at, const Gp& scrat
   } else {
     emitAddAdcBlock(ctx, acc0, -80, 10);
   }
-  ctx.b.sub(esi, 160);  // after the second chain: 160 does not fit an 8-bit immediate
+  ctx.b.sub(esi, 160 - kFortyEntryTaken);  // (the entry took the first 80 off)
   const auto joinAndRest = [&] {
     if (twoAccumulators && !second) emitAddChain(ctx, acc0, {ctx.regs.accumulators[1]});
     emitFortyRest(ctx, more40, scratch, second);
@@ -656,7 +679,7 @@ void emitFortyPaths(EmitContext& ctx, const FortyLabels& at, const Label& tinyBu
   } else {
     firstChain(0, 10);
   }
-  advance(80);
+  ctx.b.add(ctx.regs.buffer, 80);  // (the entry took the 80 off the count)
   if (looping) {
     emitFortyLoopPaths(ctx, at, scratch, second);
   } else {
@@ -678,7 +701,9 @@ void emitFortyPaths(EmitContext& ctx, const FortyLabels& at, const Label& tinyBu
   // The ladder's second chain starts from zero here (the 80-byte paths start it from a word).
   if (second) ctx.b.xor_(ctx.regs.accumulators[1].r32(), ctx.regs.accumulators[1].r32());
   firstChain(0, 5);
-  advance(40);
+  // The entry took 80 off the count: 40 of them come back.
+  ctx.b.add(ctx.regs.buffer, 40);
+  ctx.b.add(esi, kFortyEntryTaken - 40);
   ladder();
 
   ctx.b.bind(at.below40);
@@ -843,8 +868,10 @@ void emitFunction(EmitContext& ctx) {
     ctx.b.cmp(esi, 8);
     ctx.b.jb(tinyBuffer);
   }
-  ctx.b.mov(esi, esi);  // len > 0: zero-extend it into the 64-bit byte count
-  if (regs.accumulators.size() > 1) {
+  // len > 0: zero-extend it into the 64-bit byte count (entry=forty's addition of its 80 back
+  // did: a 32-bit write clears the upper half).
+  if (!forty) ctx.b.mov(esi, esi);
+  if (regs.accumulators.size() > 1 && !secondIsLoopOnly(ctx)) {
     ctx.b.xor_(regs.accumulators[1].r32(), regs.accumulators[1].r32());
   }
   if (shortPath && !lean && !ranged && !forty) {
@@ -863,7 +890,8 @@ void emitFunction(EmitContext& ctx) {
   emitMainLoop(ctx);
   const Label folding = ctx.skipScalarTails();
   ctx.afterLoop = true;
-  emitTailsAndFold(ctx, ctx.family.scalarTailTop(ctx.params), regs.scratch, &folding, true, false);
+  emitTailsAndFold(ctx, ctx.family.scalarTailTop(ctx.params), regs.scratch, &folding,
+                   !secondIsLoopOnly(ctx), false);
   ctx.afterLoop = false;
   for (auto it = regs.calleeSaved.rbegin(); it != regs.calleeSaved.rend(); ++it) ctx.b.pop(*it);
   ctx.b.ret();

@@ -209,7 +209,7 @@ TEST(Printer, PrintsTheLoadDirectionAsBytesNotAPseudoPrefix) {
 
 TEST_F(PrinterRefuses, DataInText) {
   builder.embedUInt8(0x90);
-  expectRefusal("data or alignment");
+  expectRefusal("never emits (data)");
 }
 
 // Kernel-style output: leave only through RET, no indirect jumps, no data in .text, every
