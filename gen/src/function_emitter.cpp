@@ -1,21 +1,21 @@
 // The shape of every kernel, whatever its carry family:
 //
 //   eax = sum; if (len <= 0) return            -- reads nothing
-//   zero the second accumulator
+//   zero the second accumulator (tailchains=1: with the loop's, below)
 //   if (block > 64 && len < 64) { 32..1-byte tails on rax/rcx; fold; return }   -- no pushes
 //   if (mid && len <= mid) { SIMD: whole vectors, the last one masked; reduce; fold; return }
 //   push callee-saved registers the plan needs
 //   if (len >= block) {                        -- shorter buffers skip all of this
 //       zero the other accumulators and counters
 //       do { prefetch; body; advance } while (remaining >= block)   -- body per carry family
-//       fold accumulators 2.. and counters into rax (one add/adc chain)
+//       fold accumulators 2.. (1.. with tailchains=1) and counters into rax (one add/adc chain)
 //   }
 //   remaining %= block
 //   the family's own remainders and reduction (SIMD: whole vectors, the vector sum)
 //   for each power-of-two word count w below the block, largest first:
 //       if (remaining & 8w) { w words as add/adc blocks on the first two accumulators }
 //   if (remaining & 4) / (& 2) / (& 1): zero-extending loads, add/adc into rax
-//   fold the second accumulator into rax, then 64 -> 32 bits
+//   fold the second accumulator into rax (unless the loop's fold did), then 64 -> 32 bits
 //   pop, return
 //
 // A buffer shorter than one block (the 40-byte header of the 2013 thread) so costs the same
@@ -69,8 +69,9 @@ void emitPrefetches(EmitContext& ctx) {
 // loop. It is then zeroed and folded with the other loop-only registers, and a buffer that
 // skips the loop (from the short bound up to the block) neither zeroes nor folds it.
 bool secondIsLoopOnly(const EmitContext& ctx) {
+  // (words=loop reads no tail chains: canonically tailchains=2, and so is its code.)
   return !traitsOf(ctx.params.carry).isVector() && ctx.regs.accumulators.size() > 1 &&
-         ctx.params.wordTailChains(true) == 1;
+         ctx.params.words == Words::Ladder && ctx.params.wordTailChains(true) == 1;
 }
 
 // The registers only the main loop uses: accumulators 2.. (1.. when the second is the loop's
@@ -805,8 +806,9 @@ void emitFunction(EmitContext& ctx) {
   }
   const bool lean = shortPath && (ctx.params.entry == Entry::Lean || inlined);
   // entry=range: 8 <= len < bound as one unsigned compare of len - 8 (rcx is free: the
-  // second accumulator is zeroed after). Buffers under 8 bytes, and negative lengths, meet the
-  // tests below, the tiny one first: it needs neither the zero extension nor the zeroing.
+  // second accumulator is zeroed after, or with the loop's). Buffers under 8 bytes, and negative
+  // lengths, meet the tests below, the tiny one first: it needs neither the zero extension nor the
+  // zeroing.
   const bool ranged = shortPath && ctx.params.entry == Entry::Range;
   const bool forty = shortPath && ctx.params.entry == Entry::Forty;
   FortyLabels fortyLabels;

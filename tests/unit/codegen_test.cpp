@@ -176,7 +176,9 @@ TEST(Codegen, EveryShapePassesValidationAndTheStructuralRules) {
 TEST(Codegen, AnEntryWithoutAShortPathGivesItsCanonicalCode) {
   for (const char* raw : {"carry=adc,chains=6,unroll=30,tail=overlap,entry=range,short=0",
                           "carry=avx2,chains=4,unroll=16,tail=overlap,entry=forty,short=0,mid=256",
-                          "carry=adc,chains=2,unroll=8,tail=overlap,entry=lean"}) {
+                          "carry=adc,chains=2,unroll=8,tail=overlap,entry=lean",
+                          // The word loop reads no tail chains (canonically 2).
+                          "carry=adc,chains=4,unroll=16,words=loop,tailchains=1"}) {
     const Params p = parseParams(raw);
     EXPECT_EQ(KernelProgram(p).bytes(), KernelProgram(p.canonical()).bytes()) << raw;
   }

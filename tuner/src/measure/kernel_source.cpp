@@ -542,7 +542,8 @@ void SourceBaseline::build(SourceKind kind, std::uint64_t seed, const fs::path& 
   // -O2 as the kernel builds it, with jump targets and loops packed as arch/x86/Makefile asks
   // for x86-64 (-falign-jumps=1 -falign-loops=1: gcc's default would pad them to 16 bytes,
   // a layout the kernel's own build of the file never has, and a short call's time depends on
-  // it); -fPIC -shared for dlopen; the kernel's own C dialect. (-I comes before the system
+  // it; clang honours the loops' and ignores the jumps', as it does in a kernel build);
+  // -fPIC -shared for dlopen; the kernel's own C dialect. (-I comes before the system
   // directories: the stand-ins win over the uapi headers.)
   std::vector<std::string> argv{compiler,
                                 "-O2",
