@@ -18,7 +18,7 @@ BUILD=$(scripts/sanitized-build.sh)
 export ASAN_OPTIONS=handle_segv=0:allow_user_segv_handler=1:detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 whole_space='GoldenBytes.*:LinkedKernels.PassTheFullCorrectnessSuite:KernelStyle.Every*'
-whole_space+=':Codegen.EveryShapePassesValidation*:Codegen.NoJumpOrLoopLoadIsLonger*'
+whole_space+=':Codegen.EveryShapePassesValidation*:Codegen.NoJumpOrLoopLoadIsLonger*:Codegen.AlignedTargets*'
 whole_space+=':InstructionCount.MiddleBounds*:InstructionCount.ShortTailChain*'
 whole_space+=':InstructionCount.ByteLoadStraight*:InstructionCount.Block80Loop*'
 whole_space+=':ResultsRoundTrip.EveryReaderReads*:ResultsRoundTrip.BestPrefers*'
