@@ -122,10 +122,9 @@ void printSummary(const tuner::HostTuneOutcome& outcome, const TuneOptions& o) {
   if (!run.placement.empty()) {
     const tuner::GuardResult& least = tuner::leastLosing(run.placement);
     const tuner::GuardResult* own = tuner::findGuardResult(run.placement, w.params);
-    const bool entries =
-        std::any_of(run.placement.begin(), run.placement.end(),
-                    [&](const auto& g) { return g.params.place != w.params.place; });
-    const auto layoutOf = [&](const gen::Params& p) { return cli::layoutOf(p, entries); };
+    const auto layoutOf = [&](const gen::Params& p) {
+      return cli::layoutOf(p, run.placementVariesPlace());
+    };
     if (least.params == w.params) {
       fmt::print(
           "place    {}: loses least at the guard lengths (excess {:.2f}; report.md, "

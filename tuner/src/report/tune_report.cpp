@@ -440,9 +440,7 @@ std::string renderTuneReport(const TuneRun& run, const std::vector<std::string>&
     }
   }
   if (!run.placement.empty()) {
-    const bool offsets = std::any_of(
-        run.placement.begin(), run.placement.end(),
-        [&](const GuardResult& g) { return g.params.place != run.placement.front().params.place; });
+    const bool offsets = run.placementVariesPlace();
     md += fmt::format(
         "\n### Placement\n\nThe same winner {}with its jump targets packed or at 16-byte "
         "boundaries (`targets`), measured "

@@ -80,9 +80,17 @@ struct TuneRun {
   double middleExcessSlack = 0, middleMargin = 0;  // the stage's rule (tune.hpp)
   double runoffExcessSlack = 0;                    // the runoff's tie on excess (tune.hpp)
   double runoffUnguardedReach = 0;  // kUnguardedRunoffReach when none passed the guard, else 0
-  // The winner at every placement (`place`: its entry's offset in a 64-byte line), measured
-  // together at the guard lengths (empty when not measured): the one that loses least won.
+  // The winner in every layout (`place`: its entry's offset in a 64-byte line; `targets`),
+  // measured together at the guard lengths (empty when not measured): the one that loses least
+  // won.
   std::vector<GuardResult> placement;
+  // Whether those layouts differ in `place` too (not at shared addresses, where the rounds
+  // place the code and only the targets were measured).
+  bool placementVariesPlace() const {
+    for (const GuardResult& g : placement)
+      if (g.params.place != placement.front().params.place) return true;
+    return false;
+  }
   // When another placement lost less there: the profile's speed-up of the winner at its own
   // placement and at that one, measured together (the second wins unless it is slower).
   std::optional<std::pair<RatioEstimate, RatioEstimate>> placementProfile;
