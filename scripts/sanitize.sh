@@ -6,7 +6,8 @@
 # chain count at unroll 3 (tails dominate) and 16; the suites that sweep the whole space
 # through the same code paths (the golden digests, the linked-kernel and lint sweeps, which
 # mostly wait on the assembler; the generator's structural sweeps; the instruction counts of
-# whole shape families, which single-step JIT code ASan does not instrument; the round trips
+# whole shape families and of the short paths length by length (the counter's own tests stay),
+# which single-step JIT code ASan does not instrument; the round trips
 # of whole-space tables through results.json, whose readers fuzz_results runs instrumented)
 # are left to the plain build. The fault trap of the correctness checker catches SIGSEGV
 # itself (a read past a buffer is a finding it reports), so ASan leaves that signal alone.
@@ -21,6 +22,9 @@ whole_space='GoldenBytes.*:LinkedKernels.PassTheFullCorrectnessSuite:KernelStyle
 whole_space+=':Codegen.EveryShapePassesValidation*:Codegen.NoJumpOrLoopLoadIsLonger*:Codegen.AlignedTargets*'
 whole_space+=':InstructionCount.MiddleBounds*:InstructionCount.ShortTailChain*'
 whole_space+=':InstructionCount.ByteLoadStraight*:InstructionCount.Block80Loop*'
+whole_space+=':InstructionCount.EntryFortyExecutes*:InstructionCount.SumLastCosts*'
+whole_space+=':InstructionCount.Block80Pair*:InstructionCount.EntryInline*:InstructionCount.EntryRange*'
+whole_space+=':InstructionCount.SumLastLoads*'
 whole_space+=':ResultsRoundTrip.EveryReaderReads*:ResultsRoundTrip.BestPrefers*'
 whole_space+=':ResultsRoundTrip.ARunInterruptedAfterTheFinalists*'
 "$BUILD/tests/csumtune_tests" --gtest_brief=1 --gtest_filter="-AllShapes/*:$whole_space"

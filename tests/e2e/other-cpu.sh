@@ -21,11 +21,15 @@ log "this host is $own; masked, it is $other"
 # (The whole-space suites depend on the features, not the identity: a subset of them, and
 # none of the linked kernels' full plans. The sweeps whose outcome no CPU changes stay with
 # the host's run: the golden digests and the generator's structural and lint sweeps (code
-# generation reads no CPUID), and the instruction counts of whole shape families.)
+# generation reads no CPUID), the bytes GNU as makes of each shape, and the instruction counts of
+# whole shape families and of the short paths length by length.)
 host_only='AllShapes/*:LinkedKernels.PassTheFullCorrectnessSuite:GoldenBytes.*:KernelStyle.Every*'
 host_only+=':Codegen.EveryShapePassesValidation*:Codegen.NoJumpOrLoopLoadIsLonger*'
 host_only+=':InstructionCount.MiddleBounds*:InstructionCount.ShortTailChain*'
 host_only+=':InstructionCount.ByteLoadStraight*:InstructionCount.Block80Loop*'
+host_only+=':InstructionCount.EntryFortyExecutes*:InstructionCount.SumLastCosts*'
+host_only+=':InstructionCount.Block80Pair*:InstructionCount.EntryInline*:InstructionCount.EntryRange*'
+host_only+=':InstructionCount.SumLastLoads*:LinkedKernels.GnuAsBytesEqualJitBytes'
 check "unit suites as CPU $other" "$TESTS" --gtest_brief=1 --gtest_filter="-$host_only"
 check "whole-space subset as CPU $other" \
   "$TESTS" --gtest_brief=1 --gtest_filter='AllShapes/*_u16*:AllShapes/*_u3_*:AllShapes/*_u3'
