@@ -80,6 +80,61 @@ TEST(GuardTally, OnlyALengthWhoseIntervalLiesAbove1IsALoss) {
   }
 }
 
+// A loss must show twice: each length that lost beyond the limit keeps the less sure loss of
+// its two measurements; the others, and lengths not measured again, keep the first figure.
+TEST(GuardTally, ALengthMeasuredAgainKeepsItsLessSureLoss) {
+  struct Again {
+    const char* name;
+    std::vector<Length> first, again;
+    double worstLow;
+    int surelySlower;
+    int notRepeated;
+    double excess;
+  };
+  const std::vector<Again> cases{
+      {"noise once: the second figure stands",
+       {{168, kCold, {1.20, 1.15, 1.25}}, {40, kHot, {0.90, 0.89, 0.91}}},
+       {{168, kCold, {0.99, 0.95, 1.03}}, {168, kHot, {0.90, 0.89, 0.91}}},
+       0.95,
+       0,
+       1,
+       0.0},
+      {"a real loss: both above the limit, the smaller one counts",
+       {{24, kHot, {1.10, 1.09, 1.11}}, {40, kHot, {0.90, 0.89, 0.91}}},
+       {{24, kHot, {1.12, 1.11, 1.13}}, {24, kCold, {0.80, 0.70, 0.90}}},
+       1.09,
+       1,
+       0,
+       0.09},
+      {"smaller again but still a loss: counted, not as noise",
+       {{24, kHot, {1.10, 1.09, 1.11}}},
+       {{24, kHot, {1.06, 1.05, 1.07}}},
+       1.05,
+       1,
+       0,
+       0.05},
+      {"a length under the limit is not measured again, whatever again says",
+       {{24, kHot, {1.02, 1.01, 1.03}}, {64, kCold, {1.2, 1.1, 1.3}}},
+       {{24, kHot, {0.9, 0.89, 0.91}}},
+       1.1,
+       2,
+       0,
+       0.11},
+  };
+  for (const Again& c : cases) {
+    SCOPED_TRACE(c.name);
+    GuardTally first(gen::Params{}, kHot), again(gen::Params{}, kHot);
+    for (const Length& l : c.first) first.add(l.paired, l.bytes, l.cache);
+    for (const Length& l : c.again) again.add(l.paired, l.bytes, l.cache);
+    const GuardResult g = GuardTally::repeatLosses(first.result(), again.result(), 1.02);
+    EXPECT_DOUBLE_EQ(g.worstLow, c.worstLow);
+    EXPECT_EQ(g.surelySlower, c.surelySlower);
+    EXPECT_EQ(g.lossesNotRepeated, c.notRepeated);
+    EXPECT_NEAR(g.excess, c.excess, 1e-9);
+    EXPECT_EQ(g.points.size(), c.first.size()) << "the first measurement's lengths";
+  }
+}
+
 // A measurer without intervals (a replayed table) is judged by its worst median.
 TEST(GuardTally, WithoutIntervalsTheWorstMedianIsTheLoss) {
   GuardResult g;

@@ -19,6 +19,7 @@
 #include "search/space.hpp"
 #include "source_file.hpp"
 #include "tune/finalist_results.hpp"
+#include "tune/guard_tally.hpp"
 #include "tune/middle_path.hpp"
 #include "tune/replay_measurer.hpp"
 #include "tune/tune.hpp"
@@ -291,6 +292,91 @@ TEST(Tune, TheGuardKeepsAKernelSlowerElsewhereFromWinning) {
   EXPECT_EQ(run.guard.front().params, best);
   EXPECT_FALSE(run.guard.front().eligible);
   EXPECT_TRUE(run.guard.back().eligible);
+}
+
+// A loss must show twice: the guard measures again the lengths where a candidate lost at no
+// more than four, and rules it out only where the loss repeats. A candidate that lost at more
+// is not measured again.
+TEST(Tune, TheGuardMeasuresAFewLossesAgainAndCountsOnlyThoseThatRepeat) {
+  class LosesOnce : public ReplayMeasurer {
+   public:
+    using ReplayMeasurer::ReplayMeasurer;
+    gen::Params noise, slow, slowEverywhere;
+    std::vector<std::vector<gen::Params>> asked;
+    std::vector<std::vector<int>> askedLengths;
+    std::vector<GuardResult> guard(const std::vector<gen::Params>& candidates,
+                                   const std::vector<int>& lengths) override {
+      const bool again = !asked.empty();
+      asked.push_back(candidates);
+      askedLengths.push_back(lengths);
+      std::vector<GuardResult> out;
+      for (const gen::Params& p : candidates) {
+        GuardTally tally(p, CacheState::Hot);
+        for (int length : lengths) {
+          for (CacheState cache : {CacheState::Hot, CacheState::Cold}) {
+            // noise: 1.20 cold at the first length, once; slow: 1.10 hot at the second,
+            // every time; slowEverywhere: 1.10 cold at every length, every time.
+            RatioEstimate r{0.95, 0.93, 0.97, 0.95};
+            if (p == noise && !again && length == lengths.front() && cache == CacheState::Cold)
+              r = {1.20, 1.15, 1.25, 0.95};
+            if (p == slow && length == slowAt && cache == CacheState::Hot)
+              r = {1.10, 1.09, 1.11, 0.95};
+            if (p == slowEverywhere && cache == CacheState::Cold) r = {1.10, 1.08, 1.12, 0.95};
+            tally.add(r, length, cache);
+          }
+        }
+        out.push_back(tally.result());
+      }
+      return out;
+    }
+    int slowAt = 0;
+  };
+  const gen::Params best = gen::parseParams("carry=adc,chains=4,unroll=16");
+  LosesOnce replay(syntheticTable(best, true));
+  TuneRun run = runFor(true, 1000000);
+  TuneSettings settings;
+  settings.frameShapes = 0;
+  ASSERT_GE(settings.guardLengths.size(), 5u);
+  replay.slowAt = settings.guardLengths[1];
+  const auto candidates = guardCandidates(syntheticTable(best, true), settings.guardCandidates);
+  ASSERT_GE(candidates.size(), 4u);
+  replay.noise = candidates[0].params;
+  replay.slow = candidates[1].params;
+  replay.slowEverywhere = candidates[2].params;
+  tune(run, replay, settings);
+  ASSERT_EQ(run.end, TuneEnd::Complete) << run.failure;
+  const auto verdict = [&](const gen::Params& p) {
+    const auto at = std::find_if(run.guard.begin(), run.guard.end(),
+                                 [&](const GuardResult& g) { return g.params == p; });
+    EXPECT_NE(at, run.guard.end()) << p.toString();
+    return at == run.guard.end() ? GuardResult{} : *at;
+  };
+  const GuardResult noise = verdict(replay.noise);
+  EXPECT_TRUE(noise.eligible) << "a loss measured once is not the code's";
+  EXPECT_EQ(noise.lossesNotRepeated, 1);
+  EXPECT_DOUBLE_EQ(noise.worstLow, 0.93);
+  EXPECT_EQ(noise.surelySlower, 0);
+  EXPECT_EQ(noise.points.size(), 2 * settings.guardLengths.size()) << "every length judged";
+  const GuardResult slow = verdict(replay.slow);
+  EXPECT_FALSE(slow.eligible) << "a loss that repeats counts";
+  EXPECT_EQ(slow.lossesNotRepeated, 0);
+  EXPECT_DOUBLE_EQ(slow.worstLow, 1.09);
+  EXPECT_EQ(slow.surelySlower, 1);
+  const GuardResult everywhere = verdict(replay.slowEverywhere);
+  EXPECT_FALSE(everywhere.eligible);
+  EXPECT_EQ(everywhere.lossesNotRepeated, 0);
+  // The first call measured every candidate at every length; the second only the two with a
+  // few losses, at the lengths where they lost.
+  ASSERT_GE(replay.asked.size(), 2u);
+  EXPECT_EQ(replay.askedLengths[0], settings.guardLengths);
+  EXPECT_EQ(replay.asked[1], (std::vector<gen::Params>{replay.noise, replay.slow}));
+  EXPECT_EQ(replay.askedLengths[1],
+            (std::vector<int>{settings.guardLengths.front(), replay.slowAt}));
+  for (const GuardResult& g : run.guard) {
+    if (g.params != replay.slow && g.params != replay.slowEverywhere) {
+      EXPECT_TRUE(g.eligible) << g.params.toString();
+    }
+  }
 }
 
 // No candidate passes the guard: the finalists are the ones that lose least (smallest worst

@@ -66,6 +66,7 @@ json guardResultJson(const GuardResult& g) {
           {"worst_interval_low", g.worstLow},
           {"surely_slower", g.surelySlower},
           {"excess", g.excess},
+          {"losses_not_repeated", g.lossesNotRepeated},
           {"mean_time_ratio", g.meanRatio}};
 }
 

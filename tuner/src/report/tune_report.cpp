@@ -506,15 +506,19 @@ std::string renderTuneReport(const TuneRun& run, const std::vector<std::string>&
         "lower end; a cold median of identical code is a few percent above 1 at some length "
         "by chance). Surely slower: the lengths whose interval lies above 1. Excess: the sum "
         "over the lengths, hot and cold, of how far the interval lies above 1 (its lower end - "
-        "1, where above 0).\n\n| params | worst time ratio | at length | "
-        "cache | highest interval low | surely slower | excess | guarded |\n"
-        "|---|---:|---:|---|---:|---:|---:|---|\n",
+        "1, where above 0). Not repeated: lengths where it lost beyond that once, but not when "
+        "they were measured again (a candidate that lost at up to four lengths has them "
+        "measured again, and a loss counts only when it shows twice).\n\n| params | worst "
+        "time ratio | at length | cache | highest interval low | surely slower | excess | not "
+        "repeated | guarded |\n"
+        "|---|---:|---:|---|---:|---:|---:|---:|---|\n",
         run.guard.size(), run.baseline, fmt::join(run.guardLengths, ", "),
         100 * run.guardTolerance);
     for (const GuardResult& g : run.guard) {
-      md += fmt::format("| `{}` | {:.3f} | {} | {} | {:.3f} | {} | {:.3f} | {} |\n",
+      md += fmt::format("| `{}` | {:.3f} | {} | {} | {:.3f} | {} | {:.3f} | {} | {} |\n",
                         g.params.toString(), g.worstRatio, g.worstLength, toString(g.worstCache),
-                        g.worstLow, g.surelySlower, g.excess, g.eligible ? "yes" : "**no**");
+                        g.worstLow, g.surelySlower, g.excess, g.lossesNotRepeated,
+                        g.eligible ? "yes" : "**no**");
     }
     if (std::none_of(run.guard.begin(), run.guard.end(),
                      [](const auto& g) { return g.eligible; })) {

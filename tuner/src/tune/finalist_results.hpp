@@ -55,6 +55,13 @@ struct SweepPoint {
   }
 };
 
+// One guard length as measured: the paired time ratio (candidate / baseline) and its interval.
+struct GuardPoint {
+  int length = 0;
+  CacheState cache = CacheState::Hot;
+  RatioEstimate paired{};
+};
+
 // A candidate against the baseline at the guard lengths: its worst time ratio there.
 struct GuardResult {
   gen::Params params;
@@ -78,6 +85,12 @@ struct GuardResult {
   // How fast it is per call, losses and gains alike: the geometric mean over the lengths, hot
   // and cold, of the time ratio (0 when the measurer cannot tell: a replayed table).
   double meanRatio = 0;
+  // Every length as measured (empty for a measurer without timing), so that its losses can be
+  // measured again.
+  std::vector<GuardPoint> points;
+  // Lengths that lost beyond the tolerance when first measured but not when measured again
+  // (guard.candidates[].losses_not_repeated): the first figure was the machine's, not the code's.
+  int lossesNotRepeated = 0;
   // The loss the guard judges: the surest one (worstLow) when the measurer has intervals, the
   // worst median otherwise.
   double loss() const { return worstLow > 0 ? worstLow : worstRatio; }

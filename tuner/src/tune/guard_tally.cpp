@@ -18,6 +18,7 @@ void GuardTally::add(const RatioEstimate& paired, int length, CacheState cache) 
   result_.excess += std::max(paired.low - 1, 0.0);
   result_.worstLow = std::max(result_.worstLow, paired.low);
   result_.surelySlower += paired.low > 1;
+  result_.points.push_back({length, cache, paired});
   if (ratio > 0) {
     logRatios_ += std::log(ratio);
     ++ratios_;
@@ -32,6 +33,25 @@ void GuardTally::add(const RatioEstimate& paired, int length, CacheState cache) 
 GuardResult GuardTally::result() const {
   GuardResult out = result_;
   if (ratios_ > 0) out.meanRatio = std::exp(logRatios_ / ratios_);
+  return out;
+}
+
+GuardResult GuardTally::repeatLosses(const GuardResult& first, const GuardResult& again,
+                                     double limit) {
+  GuardTally tally(first.params, first.worstCache);
+  int notRepeated = 0;
+  for (const GuardPoint& point : first.points) {
+    const auto twice = std::find_if(again.points.begin(), again.points.end(), [&](const auto& q) {
+      return q.length == point.length && q.cache == point.cache;
+    });
+    const bool repeated = point.paired.low > limit && twice != again.points.end();
+    const GuardPoint& kept = repeated && twice->paired.low < point.paired.low ? *twice : point;
+    notRepeated += repeated && kept.paired.low <= limit;
+    tally.add(kept.paired, kept.length, kept.cache);
+  }
+  GuardResult out = tally.result();
+  out.eligible = first.eligible;
+  out.lossesNotRepeated = first.lossesNotRepeated + notRepeated;
   return out;
 }
 

@@ -5,6 +5,7 @@
 
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tune/tune_measurer.hpp"
@@ -23,7 +24,11 @@ class ReplayMeasurer : public TuneMeasurer {
   std::vector<GuardResult> guard(const std::vector<gen::Params>& candidates,
                                  const std::vector<int>&) override {
     std::vector<GuardResult> out;
-    for (const auto& p : candidates) out.push_back({p, 0, 0, true});
+    for (const auto& p : candidates) {
+      GuardResult g;
+      g.params = p;
+      out.push_back(std::move(g));
+    }
     return out;
   }
   // Recorded kernels were verified when they were recorded.
