@@ -41,6 +41,8 @@ too_wide = [f for f in drawn if len(f) > columns - 1]
 assert not too_wide, (columns, too_wide[:3])
 phases = {f.split()[1].rstrip(",") for f in drawn}
 assert {"search", "finalists", "sweep"} <= phases, phases
+# The narrow run has the polish and frame stages: their redraws must fit as well.
+assert columns != 60 or {"polish", "frames"} <= phases, phases
 assert re.search(r"^search .* in [0-9.]+ s;", text, re.M), text[-1500:]
 assert re.search(r"^time +[0-9.]+ s in all \(search [0-9.]+ s;", text, re.M), text[-1500:]
 print(f"{columns} columns: {len(drawn)} redraws, none wider than {columns - 1}; phases {sorted(phases)}")

@@ -80,9 +80,10 @@ TEST(GuardTally, OnlyALengthWhoseIntervalLiesAbove1IsALoss) {
   }
 }
 
-// A loss must show twice: each length that lost beyond the limit keeps the less sure loss of
-// its two measurements; the others, and lengths not measured again, keep the first figure.
-TEST(GuardTally, ALengthMeasuredAgainKeepsItsLessSureLoss) {
+// A point (a length, hot or cold) that lost beyond the limit and was measured again takes the
+// second figure, which nothing selected; the others, and points not measured again, keep the
+// first.
+TEST(GuardTally, APointMeasuredAgainTakesTheSecondFigure) {
   struct Again {
     const char* name;
     std::vector<Length> first, again;
@@ -99,13 +100,20 @@ TEST(GuardTally, ALengthMeasuredAgainKeepsItsLessSureLoss) {
        0,
        1,
        0.0},
-      {"a real loss: both above the limit, the smaller one counts",
+      {"a real loss: above the limit again, the second figure counts",
        {{24, kHot, {1.10, 1.09, 1.11}}, {40, kHot, {0.90, 0.89, 0.91}}},
        {{24, kHot, {1.12, 1.11, 1.13}}, {24, kCold, {0.80, 0.70, 0.90}}},
-       1.09,
+       1.11,
        1,
        0,
-       0.09},
+       0.11},
+      {"lost hot and cold at one length: two points, each decided by its own second figure",
+       {{168, kHot, {1.05, 1.04, 1.06}}, {168, kCold, {1.20, 1.15, 1.25}}},
+       {{168, kHot, {1.05, 1.04, 1.06}}, {168, kCold, {1.00, 0.95, 1.05}}},
+       1.04,
+       1,
+       1,
+       0.04},
       {"smaller again but still a loss: counted, not as noise",
        {{24, kHot, {1.10, 1.09, 1.11}}},
        {{24, kHot, {1.06, 1.05, 1.07}}},

@@ -1,6 +1,7 @@
 // Whole tunes, end to end, on a replayed table (no timing): the search, the finalists, the
 // winner's style and how a run ends; then results.json written by the writer and read back
 // by every reader (Jit::load, best(), --resume, --replay, kmod --results).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -365,13 +366,29 @@ TEST(Tune, TheGuardMeasuresAFewLossesAgainAndCountsOnlyThoseThatRepeat) {
   const GuardResult everywhere = verdict(replay.slowEverywhere);
   EXPECT_FALSE(everywhere.eligible);
   EXPECT_EQ(everywhere.lossesNotRepeated, 0);
-  // The first call measured every candidate at every length; the second only the two with a
-  // few losses, at the lengths where they lost.
-  ASSERT_GE(replay.asked.size(), 2u);
+  // The first call measured every candidate at every length; then each of the two with a few
+  // losses alone, at the lengths where it lost.
+  ASSERT_GE(replay.asked.size(), 3u);
   EXPECT_EQ(replay.askedLengths[0], settings.guardLengths);
-  EXPECT_EQ(replay.asked[1], (std::vector<gen::Params>{replay.noise, replay.slow}));
-  EXPECT_EQ(replay.askedLengths[1],
-            (std::vector<int>{settings.guardLengths.front(), replay.slowAt}));
+  EXPECT_EQ(replay.asked[1], std::vector<gen::Params>{replay.noise});
+  EXPECT_EQ(replay.askedLengths[1], std::vector<int>{settings.guardLengths.front()});
+  EXPECT_EQ(replay.asked[2], std::vector<gen::Params>{replay.slow});
+  EXPECT_EQ(replay.askedLengths[2], std::vector<int>{replay.slowAt});
+  // results.json and report.md say what the second measurement changed.
+  const auto json = toJson(run);
+  EXPECT_EQ(json["guard"]["repeats_up_to"], settings.guardRepeatsUpTo);
+  bool noiseRow = false;
+  for (const auto& c : json["guard"]["candidates"]) {
+    if (c["params"] != replay.noise.toString()) continue;
+    noiseRow = true;
+    EXPECT_EQ(c["losses_not_repeated"], 1);
+    EXPECT_EQ(c["eligible"], true);
+  }
+  EXPECT_TRUE(noiseRow);
+  for (const auto& r : json["guard"]["runoff"]) EXPECT_FALSE(r.contains("losses_not_repeated"));
+  const std::string md = renderTuneReport(run, {});
+  EXPECT_NE(md.find("| excess | not repeated | guarded |"), std::string::npos);
+  EXPECT_NE(md.find(fmt::format("| `{}` | ", replay.noise.toString())), std::string::npos);
   for (const GuardResult& g : run.guard) {
     if (g.params != replay.slow && g.params != replay.slowEverywhere) {
       EXPECT_TRUE(g.eligible) << g.params.toString();

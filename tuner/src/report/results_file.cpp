@@ -66,7 +66,6 @@ json guardResultJson(const GuardResult& g) {
           {"worst_interval_low", g.worstLow},
           {"surely_slower", g.surelySlower},
           {"excess", g.excess},
-          {"losses_not_repeated", g.lossesNotRepeated},
           {"mean_time_ratio", g.meanRatio}};
 }
 
@@ -75,6 +74,7 @@ json guardJson(const TuneRun& run) {
   for (const GuardResult& g : run.guard) {
     candidates.push_back(guardResultJson(g));
     candidates.back()["eligible"] = g.eligible;
+    candidates.back()["losses_not_repeated"] = g.lossesNotRepeated;
   }
   // The finalists the profile could not tell apart, measured again together (tune.cpp runoff).
   json runoff = json::array();
@@ -95,6 +95,7 @@ json guardJson(const TuneRun& run) {
   }
   return {{"lengths", run.guardLengths},
           {"tolerance", run.guardTolerance},
+          {"repeats_up_to", run.guardRepeatsUpTo},
           {"candidates", candidates},
           {"runoff", runoff},
           {"middle", middle},

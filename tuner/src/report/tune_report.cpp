@@ -506,14 +506,14 @@ std::string renderTuneReport(const TuneRun& run, const std::vector<std::string>&
         "lower end; a cold median of identical code is a few percent above 1 at some length "
         "by chance). Surely slower: the lengths whose interval lies above 1. Excess: the sum "
         "over the lengths, hot and cold, of how far the interval lies above 1 (its lower end - "
-        "1, where above 0). Not repeated: lengths where it lost beyond that once, but not when "
-        "they were measured again (a candidate that lost at up to four lengths has them "
-        "measured again, and a loss counts only when it shows twice).\n\n| params | worst "
-        "time ratio | at length | cache | highest interval low | surely slower | excess | not "
-        "repeated | guarded |\n"
+        "1, where above 0). A candidate that lost beyond the tolerance at no more than {} of "
+        "the lengths, hot and cold counted apart, had those measured again, and the second "
+        "measurement decides there (the figures above are its); not repeated: those where it "
+        "did not lose again.\n\n| params | worst time ratio | at length | cache | highest "
+        "interval low | surely slower | excess | not repeated | guarded |\n"
         "|---|---:|---:|---|---:|---:|---:|---:|---|\n",
-        run.guard.size(), run.baseline, fmt::join(run.guardLengths, ", "),
-        100 * run.guardTolerance);
+        run.guard.size(), run.baseline, fmt::join(run.guardLengths, ", "), 100 * run.guardTolerance,
+        run.guardRepeatsUpTo);
     for (const GuardResult& g : run.guard) {
       md += fmt::format("| `{}` | {:.3f} | {} | {} | {:.3f} | {} | {:.3f} | {} | {} |\n",
                         g.params.toString(), g.worstRatio, g.worstLength, toString(g.worstCache),

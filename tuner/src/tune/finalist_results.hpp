@@ -88,8 +88,8 @@ struct GuardResult {
   // Every length as measured (empty for a measurer without timing), so that its losses can be
   // measured again.
   std::vector<GuardPoint> points;
-  // Lengths that lost beyond the tolerance when first measured but not when measured again
-  // (guard.candidates[].losses_not_repeated): the first figure was the machine's, not the code's.
+  // Points (a length, hot or cold) that lost beyond the tolerance when first measured but not
+  // when measured again (guard.candidates[].losses_not_repeated).
   int lossesNotRepeated = 0;
   // The loss the guard judges: the surest one (worstLow) when the measurer has intervals, the
   // worst median otherwise.

@@ -45,7 +45,7 @@ GuardResult GuardTally::repeatLosses(const GuardResult& first, const GuardResult
       return q.length == point.length && q.cache == point.cache;
     });
     const bool repeated = point.paired.low > limit && twice != again.points.end();
-    const GuardPoint& kept = repeated && twice->paired.low < point.paired.low ? *twice : point;
+    const GuardPoint& kept = repeated ? *twice : point;
     notRepeated += repeated && kept.paired.low <= limit;
     tally.add(kept.paired, kept.length, kept.cache);
   }

@@ -14,9 +14,10 @@ class GuardTally {
   // The figures so far; meanRatio 0 until a length with a ratio was added.
   GuardResult result() const;
 
-  // `first` with each length that lost beyond `limit` judged by its less sure loss of the two
-  // measurements, `first`'s and `again`'s (a later measurement of some of its lengths): a
-  // loss must show twice to count. Lengths `again` did not measure keep `first`'s figure.
+  // `first` with each point (a length, hot or cold) that lost beyond `limit` and that `again`
+  // (a later measurement of some of its lengths) measured too taking `again`'s figure: the
+  // second measurement, which nothing selected, decides there. Every other point keeps
+  // `first`'s figure.
   static GuardResult repeatLosses(const GuardResult& first, const GuardResult& again, double limit);
 
  private:

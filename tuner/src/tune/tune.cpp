@@ -206,48 +206,40 @@ std::string searchFrames(const TuneRun& run, Evaluator& evaluator, std::size_t s
                     classes.size(), frames, classesMeasured, classesHow);
 }
 
-// A candidate that lost beyond the tolerance at no more than this many guard lengths has
-// those lengths measured again; one that lost at more loses for real.
-constexpr std::size_t kLossesWorthRepeating = 4;
-
-// Measures again, once, the lengths where a candidate lost beyond `limit`, for each candidate
-// that lost at only a few, and keeps the less sure loss of the two at each. On a virtual
-// machine the core's SMT sibling wakes and sleeps within seconds, and a busy stretch during
-// one candidate's cold rounds put its interval above the tolerance at a length or two: a
-// kernel the sweep then found no slower there was ruled out, every candidate of a frame
-// family at once (short-paths.md). A real loss shows in both measurements.
-void repeatFewLosses(TuneMeasurer& measurer, std::vector<GuardResult>& results, double limit) {
-  std::vector<std::size_t> repeated;
-  std::vector<gen::Params> candidates;
-  std::vector<int> lengths;
-  for (std::size_t i = 0; i < results.size(); ++i) {
-    std::vector<int> lost;
-    for (const GuardPoint& p : results[i].points)
-      if (p.paired.low > limit) lost.push_back(p.length);
-    if (lost.empty() || lost.size() > kLossesWorthRepeating) continue;
-    repeated.push_back(i);
-    candidates.push_back(results[i].params);
-    lengths.insert(lengths.end(), lost.begin(), lost.end());
-  }
-  if (candidates.empty()) return;
-  std::sort(lengths.begin(), lengths.end());
-  lengths.erase(std::unique(lengths.begin(), lengths.end()), lengths.end());
-  const auto again = measurer.guard(candidates, lengths);
-  for (std::size_t k = 0; k < repeated.size() && k < again.size(); ++k) {
-    GuardResult& first = results[repeated[k]];
-    first = GuardTally::repeatLosses(first, again[k], limit);
+// Measures again, once, the points (a length, hot or cold) where a candidate lost beyond
+// `limit`, for each candidate that lost at no more than `upTo` of them; the second
+// measurement decides there. A disturbance that lasts a moment (an interrupt storm, a
+// neighbour's burst) can lift one interval above the tolerance at a length or two and rule
+// out a kernel for it; a loss in the code shows in both measurements. Candidates that lost at
+// more points lose for real, and are not measured again.
+void repeatFewLosses(TuneMeasurer& measurer, std::vector<GuardResult>& results, double limit,
+                     std::size_t upTo) {
+  for (GuardResult& first : results) {
+    std::vector<int> lengths;
+    std::size_t lost = 0;
+    for (const GuardPoint& p : first.points) {
+      if (p.paired.low <= limit) continue;
+      ++lost;
+      lengths.push_back(p.length);
+    }
+    if (lost == 0 || lost > upTo) continue;
+    std::sort(lengths.begin(), lengths.end());
+    lengths.erase(std::unique(lengths.begin(), lengths.end()), lengths.end());
+    const auto again = measurer.guard({first.params}, lengths);
+    if (const GuardResult* second = findGuardResult(again, first.params))
+      first = GuardTally::repeatLosses(first, *second, limit);
   }
 }
 
 // The guard's verdict on `candidates`, each marked eligible when it is not slower than the
-// baseline at any guard length beyond the tolerance (in both measurements, where a few
-// lengths were measured twice).
+// baseline at any guard length beyond the tolerance (where a few lost, in their second
+// measurement).
 std::vector<GuardResult> guardedResults(TuneMeasurer& measurer,
                                         const std::vector<gen::Params>& candidates,
                                         const TuneSettings& settings) {
   auto results = measurer.guard(candidates, settings.guardLengths);
   const double limit = 1 + settings.guardTolerance;
-  repeatFewLosses(measurer, results, limit);
+  repeatFewLosses(measurer, results, limit, settings.guardRepeatsUpTo);
   for (GuardResult& g : results) g.eligible = g.loss() <= limit;
   return results;
 }
@@ -265,6 +257,7 @@ std::vector<Evaluation> guardedFinalists(TuneRun& run, TuneMeasurer& measurer,
   for (const Evaluation& e : best) params.push_back(e.params);
   run.guardLengths = settings.guardLengths;
   run.guardTolerance = settings.guardTolerance;
+  run.guardRepeatsUpTo = settings.guardRepeatsUpTo;
   run.guard = guardedResults(measurer, params, settings);
   std::vector<Evaluation> eligible;
   std::vector<std::pair<std::pair<double, double>, Evaluation>> others;

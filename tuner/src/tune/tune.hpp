@@ -36,6 +36,10 @@ struct TuneSettings {
                                 33,  40,  48,  56,  63,  64,  65,  72,  80,  96,  100, 112,
                                 127, 128, 129, 136, 160, 168, 176, 192, 255, 256, 384, 511};
   double guardTolerance = 0.02;
+  // A candidate that lost beyond the tolerance at no more than this many guard points (a
+  // length hot or cold) has them measured again, and the second measurement decides there; one
+  // that lost at more loses for real. 0 = never measure again.
+  std::size_t guardRepeatsUpTo = 4;
   // When the finalists' final measurement reverses the search's order of two of them by more
   // than this (beyond its confidence interval), the finalists are widened and measured again.
   double rankingTolerance = 0.02;

@@ -67,6 +67,7 @@ struct TuneRun {
   std::vector<GuardResult> guard;  // the guard's verdict on the best candidates
   std::vector<int> guardLengths;
   double guardTolerance = 0;
+  std::size_t guardRepeatsUpTo = 0;       // TuneSettings::guardRepeatsUpTo
   std::vector<FinalistResult> finalists;  // best first; empty when interrupted
   std::string widened;  // why the finalists were widened ("" when the ranking held)
   // The finalists the profile could not tell from the first, measured again together at the
