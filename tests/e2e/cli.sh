@@ -163,6 +163,13 @@ expect 2 "fits in 99 bytes: the smallest is" -- "$CSUMTUNE" tune --kernel-safe -
 rm -rf "$refusals"
 expect 2 "not both" -- "$CSUMTUNE" tune --size-preset tiny --max-bytes 400
 
+# The plain run (cli.exit_codes) runs every tune below. The ASan run and the other-CPU run set
+# CSUMTUNE_CLI_TUNES=one: there the first tune and its --resume run the whole pipeline on the
+# real machine, and the copying, size-limited and frame-stage tunes, whose stages the unit
+# suites replay in both runs, are left to the plain run (seconds of measuring each, more than
+# twice that under ASan).
+all_tunes=true
+[[ ${CSUMTUNE_CLI_TUNES:-all} == one ]] && all_tunes=false
 # A tiny real tune: files written, JSON of the documented schema, and --resume continues.
 work=$(tmpdir)
 if "$CSUMTUNE" tune --sizes 64:3,1500:1 --budget 12 --frame-shapes 0 --polish-shapes 0 --finalists 2 --out "$work/run" --quiet >"$work/out" 2>&1 &&
@@ -206,6 +213,7 @@ expect 2 "was tuned with --max-bytes 0, this run has 296" -- "$CSUMTUNE" tune --
 # tune --kind copy: copying kernels of the kernel-safe families against linux-csum-copy; the
 # winner copies, winner.S is csum_partial_copy_generic with its exception table; a summing
 # run cannot be resumed as a copying one.
+if $all_tunes; then
 if "$CSUMTUNE" tune --kind copy --kernel-safe --sizes 40:3,1500:1 --budget 8 --frame-shapes 1 --polish-shapes 0 \
      --finalists 2 --out "$work/copy" --quiet >"$work/out" 2>&1 &&
    python3 - "$work/copy/results.json" <<'PY'
@@ -227,12 +235,14 @@ then
 else
   fail "tune --kind copy: $(tail -c 400 "$work/out")"
 fi
+fi
 expect 2 "searched sum kernels, this run searches copy kernels" -- "$CSUMTUNE" tune --kind copy --sizes 64:3,1500:1 --out "$work/run" --resume
 expect 2 "--kind" -- "$CSUMTUNE" tune --kind frob
 expect 2 "records sum kernels; this replay searches copy kernels" -- "$CSUMTUNE" tune --kind copy --replay "$work/run/results.json"
 expect 2 "does not exist" -- "$CSUMTUNE" tune --kind copy --baseline-source "$work/none/csum-copy_64.S" --budget 1
 # A size-limited tune: the winner fits, bigger candidates are recorded too-big, every output
 # has the sizes.
+if $all_tunes; then
 if "$CSUMTUNE" tune --kernel-safe --sizes 40:7,1500:1 --budget 30 --frame-shapes 1 --finalists 2 \
      --size-preset tiny --out "$work/tiny" --quiet >/dev/null 2>&1 &&
    python3 -c '
@@ -249,6 +259,7 @@ assert d["code_size"]["max_bytes"] == 296 and d["code_size"]["pareto"]' "$work/t
   pass "tune --size-preset tiny: the winner fits; sizes in results.json, winner.S, report.md, show"
 else
   fail "tune --size-preset tiny"
+fi
 fi
 # The size bench prints is the size of the machine code emit --format bin writes.
 size=$("$CSUMTUNE" emit --params carry=adc,chains=4,unroll=8 --format bin | wc -c)
@@ -267,6 +278,7 @@ for format in table seed json csv; do
 done
 # The frame stage: short-path variants of the best loop shape, on top of the budget, with an
 # exact path for the profile's short length.
+if $all_tunes; then
 if "$CSUMTUNE" tune --kernel-safe --sizes 40:1 --budget 4 --frame-shapes 1 --finalists 1 --out "$work/frames" --quiet >/dev/null 2>&1 &&
    python3 -c '
 import json, sys
@@ -276,6 +288,7 @@ assert any("exact=40" in e["params"] for e in d["evaluations"])' "$work/frames/r
   pass "tune: the frame stage"
 else
   fail "tune: the frame stage"
+fi
 fi
 out=$("$CSUMTUNE" tune --replay "$work/run/results.json" --budget 10 --algorithm random 2>&1)
 if [[ $out == *"algorithm=random"*"gap_percent="* ]]; then
