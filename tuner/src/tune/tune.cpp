@@ -215,14 +215,10 @@ std::string searchFrames(const TuneRun& run, Evaluator& evaluator, std::size_t s
 void repeatFewLosses(TuneMeasurer& measurer, std::vector<GuardResult>& results, double limit,
                      std::size_t upTo) {
   for (GuardResult& first : results) {
-    std::vector<int> lengths;
-    std::size_t lost = 0;
-    for (const GuardPoint& p : first.points) {
-      if (p.paired.low <= limit) continue;
-      ++lost;
-      lengths.push_back(p.length);
-    }
-    if (lost == 0 || lost > upTo) continue;
+    std::vector<int> lengths;  // one per lost point: its count is the points'
+    for (const GuardPoint& p : first.points)
+      if (p.paired.low > limit) lengths.push_back(p.length);
+    if (lengths.empty() || lengths.size() > upTo) continue;
     std::sort(lengths.begin(), lengths.end());
     lengths.erase(std::unique(lengths.begin(), lengths.end()), lengths.end());
     const auto again = measurer.guard({first.params}, lengths);
