@@ -16,8 +16,8 @@ mkdir -p "$BUILD"
   flock 9
   # The loop shapes are linked as .S without their frame variants (the plain build links
   # and runs those); a unity build, as scripts/build.sh makes.
-  # Line tables, not full debug info: ASan's reports need file and line, and the build is
-  # serial in the test run (full -g made it a tenth slower).
+  # Line tables, not full debug info: ASan's reports need only files and lines, and the
+  # build runs serially in the test run, so every second of it is a second of the run.
   cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang \
     -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -gline-tables-only -DNDEBUG" \
     -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -gline-tables-only -DNDEBUG" \
